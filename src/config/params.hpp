@@ -1,0 +1,684 @@
+// Hardware parameters of one simulated system: a Trainium generation (per-NeuronCore engines,
+// on-chip memories, DMA, HBM, collectives) plus the chips and fabric around it.
+// Every parameter is declared ONCE, in a visit() below, with key, unit, description, source and
+// range; JSON reading, validation, `trnsim config explain` and docs/config-reference.md are all
+// visitors over these declarations. Defaults are Trainium2 (NeuronCore-v3) values. Instruction-
+// specific cost formulas (e.g. reciprocal = 8N) belong to the cost models, not here.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace trnsim::config {
+
+// ---- enumerations ------------------------------------------------------------------------------
+// A config enum E has EnumNames<E>::names listing its JSON spellings in enumerator order.
+
+enum class Generation { trn1, trn2, trn3, trn4 };
+enum class DmaArbitration { round_robin, strict_priority };
+enum class AddressHash { crc, bitslice };
+enum class Topology { single, torus2d, torus3d, switch_, nvlink_switch };
+
+template <class E>
+struct EnumNames;
+template <>
+struct EnumNames<Generation> {
+  static constexpr std::array<std::string_view, 4> names{"trn1", "trn2", "trn3", "trn4"};
+};
+template <>
+struct EnumNames<DmaArbitration> {
+  static constexpr std::array<std::string_view, 2> names{"round_robin", "strict_priority"};
+};
+template <>
+struct EnumNames<AddressHash> {
+  static constexpr std::array<std::string_view, 2> names{"crc", "bitslice"};
+};
+template <>
+struct EnumNames<Topology> {
+  static constexpr std::array<std::string_view, 5> names{"single", "torus2d", "torus3d", "switch",
+                                                         "nvlink_switch"};
+};
+
+template <class E>
+concept ConfigEnum = std::is_enum_v<E> && requires {
+  EnumNames<E>::names;
+};
+
+template <ConfigEnum E>
+constexpr std::string_view enum_name(E value) {
+  return EnumNames<E>::names[static_cast<std::size_t>(value)];
+}
+
+template <ConfigEnum E>
+constexpr std::optional<E> parse_enum(std::string_view text) {
+  for (std::size_t i = 0; i < EnumNames<E>::names.size(); ++i) {
+    if (EnumNames<E>::names[i] == text) return static_cast<E>(i);
+  }
+  return std::nullopt;
+}
+
+// ---- declaration metadata ----------------------------------------------------------------------
+
+/// What a visit() says about one field. `source` is the generic origin of the parameter
+/// ("facts.md §N ..." or "assumed: why"); a config file's "sources" entry overrides it per value.
+/// min/max bound numeric fields (inclusive); ignored for bool, enum and string fields.
+struct FieldMeta {
+  std::string_view unit;
+  std::string_view description;
+  std::string_view source;
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+};
+
+// Visitor contract (all visit() functions call only these two members):
+//   template <class T> void field(std::string_view key, T& value, const FieldMeta& meta);
+//       T is int, std::int64_t, double, bool, std::string or a ConfigEnum.
+//   template <class S> void section(std::string_view key, S& block, std::string_view description);
+//       S has its own visit(); the visitor descends by calling block.visit(*this).
+
+// ---- one struct per hardware block -------------------------------------------------------------
+
+struct ChipParams {
+  int cores = 8;
+  int hbm_stacks = 4;
+  int collective_cores = 16;
+  int neuronlink_links = 4;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("cores", cores, {"count", "NeuronCores per chip (physical)", "facts.md §1", 1, 1024});
+    v.field("hbm_stacks", hbm_stacks,
+            {"count", "HBM stacks per chip", "facts.md §1 (HBM capacity row)", 1, 64});
+    v.field("collective_cores", collective_cores,
+            {"count", "CC-Cores (collective-communication sequencers) per chip",
+             "facts.md §1, §11.5 (sources disagree, see §15)", 0, 1024});
+    v.field("neuronlink_links", neuronlink_links,
+            {"count", "chip-to-chip links per chip (NeuronLink or switch ports)",
+             "facts.md §1 (Chip-to-chip row)", 0, 64});
+  }
+};
+
+struct TensorEngineParams {
+  double clock_ghz = 2.4;
+  int rows = 128;
+  int cols = 128;
+  int moving_fmax = 512;
+  bool bf16_dst_supported = false;
+  int moving_fmax_bf16_dst = 512;
+  int mm_min_ii_cycles = 64;
+  double fp32_cost_factor = 4;
+  double load_stationary_speedup = 4;
+  bool double_row_supported = true;
+  double fp8_double_row_speedup = 2;
+  bool mx_supported = false;
+  double mx_speedup = 4;
+  double mxfp4_speedup = 4;
+  int pipeline_latency_cycles = 256;
+  double transpose_fp32_mode_speedup = 2;
+  bool background_transpose = false;
+  int pe_tile_granularity = 32;
+  bool throttle_enabled = true;
+  double throttle_initial_fraction = 0.5;
+  double throttle_ramp_ns = 3000;
+  double throttle_window_ns = 3000;
+  double throttle_reengage_utilization = 0.5;
+
+  double cycle_ns() const { return 1.0 / clock_ghz; }
+
+  template <class V>
+  void visit(V& v) {
+    v.field("clock_ghz", clock_ghz, {"GHz", "TensorE clock", "facts.md §2", 0.01, 20});
+    v.field("rows", rows,
+            {"PEs", "PE-array rows = contraction (K) partitions = pmax", "facts.md §3.1", 1, 4096});
+    v.field("cols", cols,
+            {"PEs", "PE-array columns = stationary free size limit (gemm_stationary_fmax)",
+             "facts.md §3.1", 1, 4096});
+    v.field("moving_fmax", moving_fmax,
+            {"elements", "largest moving free size of one matmul with FP32 PSUM output",
+             "facts.md §3.1 (512 on NC-v2/v3, 4096 on NC-v4)", 1, 1 << 20});
+    v.field("bf16_dst_supported", bf16_dst_supported,
+            {"bool", "matmul may write BF16 to PSUM (NC-v4+)", "facts.md §3.1, §3.7", 0, 1});
+    v.field("moving_fmax_bf16_dst", moving_fmax_bf16_dst,
+            {"elements", "largest moving free size with BF16 PSUM output (if supported)",
+             "facts.md §3.1 (8192 on NC-v4)", 1, 1 << 20});
+    v.field("mm_min_ii_cycles", mm_min_ii_cycles,
+            {"cycles", "minimum initiation interval of MultiplyMoving (MM_INIT_LATENCY)",
+             "facts.md §3.2 (64 on NC-v2; assumed same later)", 1, 100000});
+    v.field("fp32_cost_factor", fp32_cost_factor,
+            {"x", "FP32 matmul cost relative to BF16", "facts.md §3.2 (4x)", 1, 64});
+    v.field("load_stationary_speedup", load_stationary_speedup,
+            {"x", "LoadStationary speed relative to a MultiplyMoving of the same free size",
+             "facts.md §3.2 (up to 4x)", 1, 64});
+    v.field("double_row_supported", double_row_supported,
+            {"bool", "FP8 double-row perf mode available (NC-v3+)", "facts.md §3.4", 0, 1});
+    v.field("fp8_double_row_speedup", fp8_double_row_speedup,
+            {"x", "FP8 double-row throughput relative to BF16", "facts.md §3.4 (2x)", 1, 64});
+    v.field("mx_supported", mx_supported,
+            {"bool", "nc_matmul_mx (MXFP8/MXFP4) available (NC-v4+)", "facts.md §3.5", 0, 1});
+    v.field("mx_speedup", mx_speedup,
+            {"x", "MXFP8 matmul throughput relative to BF16", "facts.md §3.5 (4x)", 1, 64});
+    v.field("mxfp4_speedup", mxfp4_speedup,
+            {"x", "MXFP4 matmul throughput relative to BF16",
+             "facts.md §1, §3.5 (same rate as MXFP8 on Trn3)", 1, 64});
+    v.field("pipeline_latency_cycles", pipeline_latency_cycles,
+            {"cycles", "latency from MM issue to last PSUM write (systolic fill/drain)",
+             "assumed: rows + cols; stage count not published (facts.md §3.2, §16)", 0, 100000});
+    v.field("transpose_fp32_mode_speedup", transpose_fp32_mode_speedup,
+            {"x", "FP32 transpose speed-up of is_transpose mode (1 = no transpose mode)",
+             "facts.md §3.3 (2x on NC-v3+)", 1, 64});
+    v.field("background_transpose", background_transpose,
+            {"bool", "a transpose may overlap another matmul/transpose (NC-v4)", "facts.md §3.3", 0,
+             1});
+    v.field("pe_tile_granularity", pe_tile_granularity,
+            {"PEs", "smallest row/column PE tile for tile_position/tile_size",
+             "facts.md §3.2 (32; 64 on NC-v2)", 1, 4096});
+    v.field("throttle_enabled", throttle_enabled,
+            {"bool", "dI/dt utilization throttling modelled", "facts.md §3.8 (Trn2, Trn3)", 0, 1});
+    v.field("throttle_initial_fraction", throttle_initial_fraction,
+            {"fraction", "TensorE utilization limit when work starts", "facts.md §3.8 (~50%)", 0.01,
+             1});
+    v.field("throttle_ramp_ns", throttle_ramp_ns,
+            {"ns", "time to ramp linearly from the initial limit to full rate",
+             "facts.md §3.8 (~3 us; linear shape assumed)", 0, 1e9});
+    v.field("throttle_window_ns", throttle_window_ns,
+            {"ns", "utilization averaging window for re-engaging the throttle",
+             "facts.md §3.8 (~3 us)", 1, 1e9});
+    v.field("throttle_reengage_utilization", throttle_reengage_utilization,
+            {"fraction", "throttle re-engages when window utilization falls below this",
+             "facts.md §3.8 (50%)", 0, 1});
+  }
+};
+
+struct VectorEngineParams {
+  double clock_ghz = 0.96;
+  int lanes = 128;
+  int min_ii_cycles = 64;
+  int dependent_overhead_cycles = 100;
+  int access_overhead_cycles = 60;
+  double bf16_fast_copy_speedup = 4;
+  double bf16_2x_speedup = 2;
+  int max_free_elems_sbuf = 65536;
+  int max_free_elems_psum = 4096;
+  int bn_stats_fmax = 512;
+  int transpose_max = 32;
+  bool shares_sbuf_port_with_gpsimd = false;
+  bool shares_psum_port_with_scalar = false;
+  double exponential_speedup = 1;
+
+  double cycle_ns() const { return 1.0 / clock_ghz; }
+
+  template <class V>
+  void visit(V& v) {
+    v.field("clock_ghz", clock_ghz, {"GHz", "VectorE clock", "facts.md §2", 0.01, 20});
+    v.field("lanes", lanes, {"lanes", "parallel lanes, one per partition", "facts.md §4", 1, 4096});
+    v.field("min_ii_cycles", min_ii_cycles,
+            {"cycles", "minimum initiation interval of one instruction (MIN_II)",
+             "facts.md §4, §13 (N-ISA-COST, ~64)", 0, 100000});
+    v.field("dependent_overhead_cycles", dependent_overhead_cycles,
+            {"cycles", "static overhead of an instruction that depends on the previous one",
+             "facts.md §4 (~100, NC-v2)", 0, 100000});
+    v.field("access_overhead_cycles", access_overhead_cycles,
+            {"cycles", "static overhead per tensor access request", "facts.md §7 (~60, NC-v2)", 0,
+             100000});
+    v.field("bf16_fast_copy_speedup", bf16_fast_copy_speedup,
+            {"x", "tensor_copy/tensor_scalar speed-up, SBUF->SBUF, BF16/FP16, unit stride",
+             "facts.md §4 (4x on NC-v3+, 1 on NC-v2)", 1, 64});
+    v.field("bf16_2x_speedup", bf16_2x_speedup,
+            {"x", "speed-up of the 2x perf mode (strided or PSUM BF16/FP16, bf16 tensor_tensor)",
+             "facts.md §4 (2x on NC-v3+, 1 on NC-v2)", 1, 64});
+    v.field("max_free_elems_sbuf", max_free_elems_sbuf,
+            {"elements", "largest free size of one instruction on SBUF", "facts.md §4 (64K)", 1,
+             1 << 30});
+    v.field("max_free_elems_psum", max_free_elems_psum,
+            {"elements", "largest free size of one instruction on PSUM", "facts.md §4 (4K)", 1,
+             1 << 30});
+    v.field("bn_stats_fmax", bn_stats_fmax,
+            {"elements", "largest free size of bn_stats", "facts.md §4 (512)", 1, 1 << 30});
+    v.field("transpose_max", transpose_max,
+            {"elements", "largest square VectorE nc_transpose (both dims)", "facts.md §4 (32x32)",
+             1, 4096});
+    v.field("shares_sbuf_port_with_gpsimd", shares_sbuf_port_with_gpsimd,
+            {"bool", "VectorE and GpSimdE cannot access SBUF at the same time",
+             "facts.md §7 (NC-v2 only)", 0, 1});
+    v.field("shares_psum_port_with_scalar", shares_psum_port_with_scalar,
+            {"bool", "VectorE and ScalarE cannot access PSUM at the same time",
+             "facts.md §7 (NC-v2 only)", 0, 1});
+    v.field("exponential_speedup", exponential_speedup,
+            {"x", "VectorE exponential throughput relative to ScalarE activation(exp)",
+             "facts.md §4 (4x on NC-v4; instruction absent before)", 1, 64});
+  }
+};
+
+struct ScalarEngineParams {
+  double clock_ghz = 1.2;
+  int lanes = 128;
+  int min_ii_cycles = 64;
+  int dependent_overhead_cycles = 200;
+  int accumulator_read_cycles = 64;
+  double bf16_speedup = 1;
+  int table_switch_cycles = 500;
+
+  double cycle_ns() const { return 1.0 / clock_ghz; }
+
+  template <class V>
+  void visit(V& v) {
+    v.field("clock_ghz", clock_ghz,
+            {"GHz", "ScalarE (activation engine) clock", "facts.md §2", 0.01, 20});
+    v.field("lanes", lanes, {"lanes", "parallel lanes, one per partition", "facts.md §5", 1, 4096});
+    v.field("min_ii_cycles", min_ii_cycles,
+            {"cycles", "minimum initiation interval of one instruction (MIN_II)",
+             "facts.md §5 (N-ISA-COST, ~64)", 0, 100000});
+    v.field("dependent_overhead_cycles", dependent_overhead_cycles,
+            {"cycles", "extra cycles when an instruction depends on the previous one",
+             "facts.md §5: 264 measured (189 ns, NC-v2) - 64 MIN_II", 0, 100000});
+    v.field("accumulator_read_cycles", accumulator_read_cycles,
+            {"cycles", "cost of ActReadAccumulator (reading reduce_regs)", "facts.md §5 (~64)", 0,
+             100000});
+    v.field("bf16_speedup", bf16_speedup,
+            {"x", "BF16/FP16 tensor_scalar/tensor_copy speed-up on ScalarE",
+             "facts.md §5 (up to 2x on NC-v4, 1 before)", 1, 64});
+    v.field("table_switch_cycles", table_switch_cycles,
+            {"cycles", "activation-table reload when the function changes",
+             "assumed: not published (facts.md §5, §16); order of a short table load", 0, 1000000});
+  }
+};
+
+struct GpSimdEngineParams {
+  double clock_ghz = 1.2;
+  int lanes = 128;
+  int processors = 8;
+  int start_cycles = 150;
+  int dynamic_copy_min_cycles = 600;
+  double dma_bandwidth_gbps = 307;
+
+  double cycle_ns() const { return 1.0 / clock_ghz; }
+
+  template <class V>
+  void visit(V& v) {
+    v.field("clock_ghz", clock_ghz, {"GHz", "GpSimdE clock", "facts.md §2", 0.01, 20});
+    v.field("lanes", lanes, {"lanes", "32-bit lanes over all processors", "facts.md §6", 1, 4096});
+    v.field("processors", processors,
+            {"count", "SIMD processors, each serving partitions/processors partitions",
+             "facts.md §6 (8)", 1, 1024});
+    v.field("start_cycles", start_cycles,
+            {"cycles", "fixed start cost of an instruction (GPSIMD_START)", "facts.md §6 (~150)", 0,
+             100000});
+    v.field("dynamic_copy_min_cycles", dynamic_copy_min_cycles,
+            {"cycles", "minimum cost of tensor_copy_dynamic_src/dst", "facts.md §6 (~600)", 0,
+             1000000});
+    v.field("dma_bandwidth_gbps", dma_bandwidth_gbps,
+            {"GB/s", "bandwidth of the DMA engines integrated in the processors (0 = none)",
+             "facts.md §6 (307 GB/s on NC-v3)", 0, 1e6});
+  }
+};
+
+struct SequencerParams {
+  int queue_depth = 32;
+  int registers = 64;
+  double semaphore_latency_ns = 50;
+  double issue_ns = 2;
+  double launch_overhead_us = 15;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("queue_depth", queue_depth,
+            {"instructions", "instructions buffered per engine queue ahead of execution",
+             "assumed: instruction-buffer size not published", 1, 1 << 20});
+    v.field(
+        "registers", registers,
+        {"count", "32-bit registers per engine sequencer", "facts.md §2 (64, NC-v2..v4)", 1, 4096});
+    v.field("semaphore_latency_ns", semaphore_latency_ns,
+            {"ns", "from a semaphore update to a waiting engine seeing it",
+             "assumed: not published (facts.md §2, §16)", 0, 1e6});
+    v.field("issue_ns", issue_ns,
+            {"ns", "sequencer fetch/decode/issue cost per instruction",
+             "assumed: small next to MIN_II; not published", 0, 1e6});
+    v.field("launch_overhead_us", launch_overhead_us,
+            {"us", "per-kernel runtime preamble/postamble, reported separately",
+             "calibration-targets.md T3 (12-19 us without DMA activity)", 0, 1e6});
+  }
+};
+
+struct SbufParams {
+  int partitions = 128;
+  int partition_bytes = 229376;
+  int usable_partition_bytes = 196608;
+  int alignment_bytes = 32;
+  int full_rate_max_stride_bytes = 16;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("partitions", partitions,
+            {"partitions", "SBUF partitions (pmax)", "facts.md §8 (128)", 1, 4096});
+    v.field("partition_bytes", partition_bytes,
+            {"bytes", "physical SBUF bytes per partition", "facts.md §8", 1, 1 << 30});
+    v.field("usable_partition_bytes", usable_partition_bytes,
+            {"bytes", "bytes per partition a kernel may allocate (rest reserved for runtime)",
+             "facts.md §8 (NC-v2 176 KiB; later generations see the config)", 1, 1 << 30});
+    v.field("alignment_bytes", alignment_bytes,
+            {"bytes", "allocation alignment of a tensor's per-partition start",
+             "assumed: sbuf_min_align value not published (facts.md §8)", 1, 1 << 20});
+    v.field("full_rate_max_stride_bytes", full_rate_max_stride_bytes,
+            {"bytes", "largest innermost stride read/written at full rate (half above)",
+             "facts.md §7 (16 B)", 1, 1 << 20});
+  }
+};
+
+struct PsumParams {
+  int partition_bytes = 16384;
+  int banks = 8;
+  int bank_bytes = 2048;
+  int alignment_bytes = 4;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("partition_bytes", partition_bytes,
+            {"bytes", "PSUM bytes per partition", "facts.md §8 (16 KiB)", 1, 1 << 30});
+    v.field(
+        "banks", banks,
+        {"count", "PSUM banks per partition (accumulation groups)", "facts.md §8 (8)", 1, 1024});
+    v.field(
+        "bank_bytes", bank_bytes,
+        {"bytes", "bytes per bank per partition (512 FP32)", "facts.md §8 (2 KiB)", 1, 1 << 30});
+    v.field("alignment_bytes", alignment_bytes,
+            {"bytes", "allocation alignment inside a bank",
+             "assumed: psum_min_align not published; one FP32 element", 1, 1 << 20});
+  }
+};
+
+struct DmaParams {
+  int engines_per_core = 16;
+  int queues_per_engine = 16;
+  double engine_bandwidth_gbps = 23;
+  double core_bandwidth_gbps = 437.5;
+  double fixed_cost_ns = 1300;
+  double hwdge_cost_ns = 600;
+  double swdge_cost_ns = 1000;
+  double descriptor_overhead_ns = 48;
+  int packet_bytes = 4096;
+  DmaArbitration arbitration = DmaArbitration::round_robin;
+  int priority_classes = 1;
+  double transpose_efficiency_hbm = 0.9;
+  double transpose_efficiency_sbuf = 0.5;
+  double compute_efficiency = 0.5;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("engines_per_core", engines_per_core,
+            {"count", "DMA engines per NeuronCore", "facts.md §9.1 (16)", 1, 1024});
+    v.field("queues_per_engine", queues_per_engine,
+            {"count", "DMA queues (rings) per engine", "facts.md §9.2 (16)", 1, 1024});
+    v.field("engine_bandwidth_gbps", engine_bandwidth_gbps,
+            {"GB/s", "peak bandwidth of one DMA engine",
+             "facts.md §9.1 (17/23/33 B/ns for Trn1/2/3; conflicts in §15)", 0.001, 1e6});
+    v.field("core_bandwidth_gbps", core_bandwidth_gbps,
+            {"GB/s", "cap on all DMA traffic of one NeuronCore (chip DMA bandwidth / cores)",
+             "facts.md §1, §9.1 (chip DMA bandwidth)", 0.001, 1e7});
+    v.field("fixed_cost_ns", fixed_cost_ns,
+            {"ns", "per-DMA fixed cost: descriptor setup, sync, semaphore-to-start",
+             "facts.md §9.2 (~1300 ns)", 0, 1e9});
+    v.field("hwdge_cost_ns", hwdge_cost_ns,
+            {"ns", "cost of one hardware-DGE DMA instruction (NC-v3+)", "facts.md §9.3 (~600 ns)",
+             0, 1e9});
+    v.field("swdge_cost_ns", swdge_cost_ns,
+            {"ns", "GpSimd software descriptor generation per DMA instruction",
+             "assumed: not published (facts.md §9.3); of the order of the fixed cost", 0, 1e9});
+    v.field(
+        "descriptor_overhead_ns", descriptor_overhead_ns,
+        {"ns", "per-descriptor (contiguous buffer) cost on an engine",
+         "assumed: ~45% efficiency at 1 KiB per partition (calibration-targets.md T4)", 0, 1e6});
+    v.field("packet_bytes", packet_bytes,
+            {"bytes", "DMA packet size; queue arbitration switches at packet boundaries",
+             "facts.md §9.2 (4 KiB default)", 1, 1 << 30});
+    v.field("arbitration", arbitration,
+            {"", "arbitration between DMA queues", "facts.md §9.2 (round robin; QoS on NC-v4)"});
+    v.field("priority_classes", priority_classes,
+            {"count", "DMA priority classes (dma_copy priority 0..n-1)",
+             "facts.md §9.2 (4 on NC-v4; 1 = none)", 1, 64});
+    v.field("transpose_efficiency_hbm", transpose_efficiency_hbm,
+            {"fraction", "dma_transpose HBM->SBUF throughput relative to a copy",
+             "facts.md §9.4 (up to 90%)", 0.001, 1});
+    v.field("transpose_efficiency_sbuf", transpose_efficiency_sbuf,
+            {"fraction", "dma_transpose SBUF->SBUF throughput relative to a copy",
+             "facts.md §9.4 (up to 50%)", 0.001, 1});
+    v.field("compute_efficiency", compute_efficiency,
+            {"fraction", "dma_compute / SBUF read-add-write throughput relative to a copy",
+             "facts.md §8 (50% before NC-v4, 100% on NC-v4)", 0.001, 1});
+  }
+};
+
+struct HbmParams {
+  double stack_bandwidth_gbps = 725;
+  double stack_capacity_gib = 24;
+  int cores_per_stack = 2;
+  int channels_per_stack = 16;
+  int banks_per_channel = 32;
+  int row_bytes = 1024;
+  int interleave_bytes = 256;
+  int burst_bytes = 64;
+  AddressHash address_hash = AddressHash::crc;
+  double t_rcd_ns = 14;
+  double t_rp_ns = 14;
+  double t_cl_ns = 14;
+  double t_refi_ns = 3900;
+  double t_rfc_ns = 350;
+  double t_wtr_ns = 8;
+  double t_rtw_ns = 4;
+  double controller_latency_ns = 50;
+  int queue_depth = 64;
+
+  /// Time one channel needs to transfer one burst at its share of the stack bandwidth, in ns.
+  double burst_ns() const { return burst_bytes / (stack_bandwidth_gbps / channels_per_stack); }
+
+  template <class V>
+  void visit(V& v) {
+    v.field("stack_bandwidth_gbps", stack_bandwidth_gbps,
+            {"GB/s", "peak bandwidth of one HBM stack (chip HBM bandwidth / stacks)",
+             "facts.md §1, §10", 0.001, 1e7});
+    v.field("stack_capacity_gib", stack_capacity_gib,
+            {"GiB", "capacity of one HBM stack (chip capacity / stacks)", "facts.md §1, §10", 0.001,
+             1e6});
+    v.field("cores_per_stack", cores_per_stack,
+            {"count", "NeuronCores sharing one stack (cores = stacks x this)",
+             "facts.md §10 (Trn2: each bank shared by 2 NCs)", 1, 1024});
+    v.field("channels_per_stack", channels_per_stack,
+            {"count", "independent channels per stack",
+             "assumed: JEDEC-typical (HBM3 16, HBM2e 8); not published (facts.md §10)", 1, 1024});
+    v.field("banks_per_channel", banks_per_channel,
+            {"count", "banks per channel", "assumed: JEDEC-typical; not published", 1, 1024});
+    v.field("row_bytes", row_bytes,
+            {"bytes", "DRAM row (page) size", "assumed: JEDEC-typical 1 KiB", 1, 1 << 20});
+    v.field("interleave_bytes", interleave_bytes,
+            {"bytes", "address-interleaving granule across channels",
+             "assumed: not published (facts.md §10)", 1, 1 << 30});
+    v.field("burst_bytes", burst_bytes,
+            {"bytes", "bytes per channel burst; burst time = burst_bytes / per-channel bandwidth",
+             "assumed: JEDEC-typical", 1, 1 << 20});
+    v.field("address_hash", address_hash,
+            {"", "physical address to channel/bank mapping", "facts.md §10 (N-CRC: CRC hashing)"});
+    v.field("t_rcd_ns", t_rcd_ns,
+            {"ns", "activate to read/write (tRCD)", "assumed: JEDEC-typical", 0, 1e6});
+    v.field("t_rp_ns", t_rp_ns, {"ns", "precharge (tRP)", "assumed: JEDEC-typical", 0, 1e6});
+    v.field("t_cl_ns", t_cl_ns,
+            {"ns", "read command to data (CAS latency)", "assumed: JEDEC-typical", 0, 1e6});
+    v.field("t_refi_ns", t_refi_ns,
+            {"ns", "refresh interval (tREFI)", "assumed: JEDEC-typical", 1, 1e9});
+    v.field("t_rfc_ns", t_rfc_ns,
+            {"ns", "refresh cycle time (tRFC)", "assumed: JEDEC-typical", 0, 1e6});
+    v.field("t_wtr_ns", t_wtr_ns,
+            {"ns", "write-to-read turnaround (tWTR)", "assumed: JEDEC-typical", 0, 1e6});
+    v.field("t_rtw_ns", t_rtw_ns,
+            {"ns", "read-to-write turnaround", "assumed: JEDEC-typical", 0, 1e6});
+    v.field("controller_latency_ns", controller_latency_ns,
+            {"ns", "controller + on-chip network latency added to each access",
+             "assumed: not published", 0, 1e6});
+    v.field("queue_depth", queue_depth,
+            {"requests", "requests buffered per channel controller", "assumed: not published", 1,
+             1 << 20});
+  }
+};
+
+struct CollectiveParams {
+  double reduce_bandwidth_gbps = 184;
+  double intra_hop_latency_ns = 1500;
+  double inter_node_latency_ns = 15000;
+  std::int64_t mesh_max_bytes = 1048576;
+  std::int64_t rdh_max_bytes = 58720256;
+  int packet_bytes = 65536;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("reduce_bandwidth_gbps", reduce_bandwidth_gbps,
+            {"GB/s", "per-core rate of the reduction (DMA compute) in all-reduce",
+             "assumed: 16 engines x engine bandwidth x compute_efficiency (facts.md §9.4)", 0.001,
+             1e7});
+    v.field("intra_hop_latency_ns", intra_hop_latency_ns,
+            {"ns", "per-hop latency of ring algorithms inside an instance",
+             "facts.md §11.5 (about 1-2 us)", 0, 1e9});
+    v.field("inter_node_latency_ns", inter_node_latency_ns,
+            {"ns", "per-hop latency of collective algorithms between instances",
+             "facts.md §11.2, §11.5 (~15 us)", 0, 1e9});
+    v.field("mesh_max_bytes", mesh_max_bytes,
+            {"bytes", "largest message for the Mesh algorithm (Ring/RDH above)",
+             "facts.md §11.5 (< 1 MB, read as MiB)", 0, 1e15});
+    v.field("rdh_max_bytes", rdh_max_bytes,
+            {"bytes", "largest message for RDH (KangaRing above)",
+             "facts.md §11.5 (56 MB, read as MiB)", 0, 1e15});
+    v.field("packet_bytes", packet_bytes,
+            {"bytes", "collective DMA packet size", "facts.md §9.2 (64 KiB)", 1, 1 << 30});
+  }
+};
+
+struct SystemParams {
+  int chips = 1;
+  Topology topology = Topology::single;
+  int torus_x = 1;
+  int torus_y = 1;
+  int torus_z = 1;
+  int chips_per_instance = 1;
+  double link_bandwidth_gbps = 128;
+  double inter_instance_link_bandwidth_gbps = 64;
+  double link_latency_ns = 200;
+  double switch_port_bandwidth_gbps = 0;
+  double switch_latency_ns = 0;
+  int switch_levels = 0;
+  double efa_bandwidth_gbps = 25;
+  double efa_latency_ns = 15000;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("chips", chips,
+            {"count", "chips in the simulated system", "instance definition", 1, 1 << 20});
+    v.field("topology", topology,
+            {"", "how chips are connected (single = one chip)", "facts.md §11"});
+    v.field("torus_x", torus_x, {"chips", "torus size along X", "facts.md §11", 1, 1 << 20});
+    v.field("torus_y", torus_y, {"chips", "torus size along Y", "facts.md §11", 1, 1 << 20});
+    v.field(
+        "torus_z", torus_z,
+        {"chips", "torus size along Z (instances in a 3D torus)", "facts.md §11.2", 1, 1 << 20});
+    v.field("chips_per_instance", chips_per_instance,
+            {"count", "chips per server instance (beyond it: inter-instance links or EFA)",
+             "facts.md §11", 1, 1 << 20});
+    v.field("link_bandwidth_gbps", link_bandwidth_gbps,
+            {"GB/s", "chip-to-chip link bandwidth per link per direction inside an instance",
+             "facts.md §11 (chip figure / links / 2 directions: assumed split)", 0, 1e7});
+    v.field("inter_instance_link_bandwidth_gbps", inter_instance_link_bandwidth_gbps,
+            {"GB/s", "per link per direction between instances (torus Z links)",
+             "facts.md §11.2 (256 GB/s per chip over 2 Z links, both directions)", 0, 1e7});
+    v.field("link_latency_ns", link_latency_ns,
+            {"ns", "one-way latency of a chip-to-chip link",
+             "assumed: not published; well below the 1-2 us algorithm hop", 0, 1e9});
+    v.field("switch_port_bandwidth_gbps", switch_port_bandwidth_gbps,
+            {"GB/s", "switch port bandwidth per direction (switched topologies)", "facts.md §11.3",
+             0, 1e7});
+    v.field("switch_latency_ns", switch_latency_ns,
+            {"ns", "latency through one switch level", "assumed: not published (facts.md §16)", 0,
+             1e9});
+    v.field("switch_levels", switch_levels,
+            {"count", "switch levels between the farthest chips (0 without switches)",
+             "facts.md §11.3", 0, 16});
+    v.field("efa_bandwidth_gbps", efa_bandwidth_gbps,
+            {"GB/s", "EFA network bandwidth per chip per direction", "facts.md §11", 0, 1e7});
+    v.field("efa_latency_ns", efa_latency_ns,
+            {"ns", "one-way EFA latency between instances", "facts.md §11.2 (~15 us)", 0, 1e9});
+  }
+};
+
+// ---- the whole configuration --------------------------------------------------------------------
+
+struct Params {
+  std::string name = "trn2";
+  std::string description = "Trainium2 chip (NeuronCore-v3, 8 cores), one chip";
+  Generation generation = Generation::trn2;
+  int nc_version = 3;
+
+  ChipParams chip;
+  TensorEngineParams tensor;
+  VectorEngineParams vector;
+  ScalarEngineParams scalar;
+  GpSimdEngineParams gpsimd;
+  SequencerParams sequencer;
+  SbufParams sbuf;
+  PsumParams psum;
+  DmaParams dma;
+  HbmParams hbm;
+  CollectiveParams collective;
+  SystemParams system;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("name", name, {"", "configuration name", "config file"});
+    v.field("description", description, {"", "one-line description", "config file"});
+    v.field("generation", generation, {"", "Trainium generation", "facts.md §1"});
+    v.field("nc_version", nc_version,
+            {"", "NeuronCore version: 2 Trn1, 3 Trn2, 4 Trn3, 5 Trn4 (projected); ISA availability",
+             "facts.md §1", 2, 5});
+    v.section("chip", chip, "Chip composition");
+    v.section("tensor", tensor, "Tensor Engine (PE array), per NeuronCore");
+    v.section("vector", vector, "Vector Engine, per NeuronCore");
+    v.section("scalar", scalar, "Scalar (activation) Engine, per NeuronCore");
+    v.section("gpsimd", gpsimd, "GpSimd Engine, per NeuronCore");
+    v.section("sequencer", sequencer, "Engine sequencers and kernel launch");
+    v.section("sbuf", sbuf, "State buffer (SBUF), per NeuronCore");
+    v.section("psum", psum, "Partial-sum buffer (PSUM), per NeuronCore");
+    v.section("dma", dma, "DMA engines and queues, per NeuronCore");
+    v.section("hbm", hbm, "HBM stacks");
+    v.section("collective", collective, "Collective communication (CC-Cores, algorithms)");
+    v.section("system", system, "Chips, topology and links of the simulated system");
+  }
+
+  // Derived quantities (pure).
+  int cores_per_chip() const { return chip.cores; }
+  int total_cores() const { return chip.cores * system.chips; }
+  double hbm_capacity_gib() const { return chip.hbm_stacks * hbm.stack_capacity_gib; }
+  double hbm_bandwidth_gbps() const { return chip.hbm_stacks * hbm.stack_bandwidth_gbps; }
+  double tensor_cycle_ns() const { return tensor.cycle_ns(); }
+  /// rows x cols MACs x 2 FLOP x clock, in FLOP/s (Trn2: 128*128*2*2.4e9 = 78.6e12).
+  double peak_bf16_flops_per_core() const {
+    return static_cast<double>(tensor.rows) * tensor.cols * 2.0 * tensor.clock_ghz * 1e9;
+  }
+  double peak_fp32_flops_per_core() const {
+    return peak_bf16_flops_per_core() / tensor.fp32_cost_factor;
+  }
+  /// FP8 with double row (when supported), else the BF16 rate.
+  double peak_fp8_flops_per_core() const {
+    return peak_bf16_flops_per_core() *
+           (tensor.double_row_supported ? tensor.fp8_double_row_speedup : 1.0);
+  }
+  double peak_mxfp8_flops_per_core() const {
+    return tensor.mx_supported ? peak_bf16_flops_per_core() * tensor.mx_speedup : 0.0;
+  }
+  double peak_mxfp4_flops_per_core() const {
+    return tensor.mx_supported ? peak_bf16_flops_per_core() * tensor.mxfp4_speedup : 0.0;
+  }
+  /// Fp32 elements in one PSUM bank per partition (psum_fmax).
+  int psum_fmax() const { return psum.bank_bytes / 4; }
+};
+
+}  // namespace trnsim::config
