@@ -1,0 +1,175 @@
+// Dependency tracker of one NeuronCore: given instructions in program order with the memory
+// regions each reads and writes, says which earlier in-flight instructions each one must wait for
+// (read-after-write, write-after-read, write-after-write on overlapping bytes; spec section 7).
+// Models only address-based ordering inside one core: engine program order, accumulation groups
+// (ordered here anyway through their PSUM writes) and cross-core ordering belong to the dispatcher.
+// Overlap is byte-exact except where region_overlap.hpp says it is conservative.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/deps/flat_u32_map.hpp"
+#include "core/deps/region_overlap.hpp"
+#include "kernel/region.hpp"
+
+namespace trnsim::deps {
+
+/// Why a consumer waits for a producer. Declared strongest first: when a producer is a
+/// dependency for several reasons it is reported once, with the strongest (smallest) kind among
+/// the reasons that were not pruned (see DependencyTracker).
+enum class DependencyKind : std::uint8_t {
+  kReadAfterWrite = 0,   ///< consumer reads bytes the producer writes (true data dependency)
+  kWriteAfterWrite = 1,  ///< both write the same bytes
+  kWriteAfterRead = 2,   ///< consumer overwrites bytes the producer reads
+};
+
+struct Dependency {
+  std::uint64_t producer = 0;  ///< id of the earlier, still in-flight instruction
+  DependencyKind kind = DependencyKind::kReadAfterWrite;
+
+  bool operator==(const Dependency&) const = default;
+};
+
+/// add()'s result when the instruction waits for nothing.
+inline constexpr std::uint64_t kNoProducer = ~std::uint64_t{0};
+
+/// Contract. "B depends on A" means B may not start before A has completed. An instruction is
+/// in flight from add() until retire(). Precondition of the guarantee: whenever add() is called,
+/// no retired instruction has a producer still in flight (true when the caller retires every
+/// instruction that completed by the current time, since completion respects dependencies).
+///
+/// Guarantee: for every in-flight A and later B whose accesses conflict (B reads bytes A writes,
+/// B writes bytes A reads or writes), B depends on A directly or through a chain of reported
+/// dependencies between in-flight instructions. Direct edges implied that way are pruned when it
+/// is cheap to see: for each region R of B, producers older than the newest in-flight writer that
+/// covers R (for B's writes, also older writers than the newest reader that covers R) are not
+/// reported. So B overwriting a buffer that A wrote and C (after A) read fully waits for C only.
+///
+/// Cost per add(): for each region, one or a few hash probes per occupied index level, plus a
+/// visit of each record in the probed buckets that is newer than the newest covering writer
+/// (lists are kept newest first, so the walk stops there). retire(): O(regions). Memory:
+/// O(peak in-flight regions); no allocation once the pools have reached that peak (the `out`
+/// vector is the caller's: reuse it). bench/deps_bench.cpp measures it.
+class DependencyTracker {
+ public:
+  DependencyTracker();
+
+  /// Registers instruction `id` and appends to `out` the in-flight instructions it must wait
+  /// for, each producer once, in no particular order. Empty regions are ignored.
+  /// @return the largest producer id appended, or kNoProducer when none. Waiting for that one
+  ///         alone is enough only if producers complete in id order.
+  /// @throws std::invalid_argument if `id` is not greater than every id added before.
+  std::uint64_t add(std::uint64_t id, std::span<const kernel::Region> reads,
+                    std::span<const kernel::Region> writes, std::vector<Dependency>& out);
+
+  /// Instruction `id` completed: it orders nothing any more and its state is freed.
+  /// @throws std::invalid_argument if `id` is not in flight.
+  void retire(std::uint64_t id);
+
+  std::size_t in_flight() const { return id_to_instr_.size(); }
+  bool is_in_flight(std::uint64_t id) const { return id_to_instr_.find(id) != kNil; }
+
+  /// Bytes held by the tracker's containers (capacity, not size): bounded by the peak number of
+  /// in-flight regions, independent of how many instructions went through.
+  std::size_t footprint_bytes() const;
+
+ private:
+  /// Index geometry: level l hashes regions into buckets of 2^(kBaseShift + l * kLevelStep)
+  /// bytes; each region lives at the finest level whose bucket is at least as long as its byte
+  /// extent, so it occupies one or two buckets.
+  static constexpr unsigned kBaseShift = 6;
+  static constexpr unsigned kLevelStep = 3;
+  static constexpr unsigned kLevels = 20;  // kBaseShift + 19 * kLevelStep == 63
+  /// Index groups: memory kind x {read, write}.
+  static constexpr unsigned kGroups = 6;
+
+  struct BucketKey {
+    std::uint64_t tag = 0;  ///< space << 32 | group << 8 | level
+    std::uint64_t index = 0;
+    bool operator==(const BucketKey&) const = default;
+  };
+  struct BucketKeyHash {
+    std::uint64_t operator()(const BucketKey& key) const {
+      return key.index ^ (key.tag * 0xC2B2AE3D27D4EB4Full);
+    }
+  };
+  struct IdHash {
+    std::uint64_t operator()(std::uint64_t id) const { return id; }
+  };
+
+  /// One region of one in-flight instruction. Bucket links are (record << 1 | bucket slot).
+  struct RegionRecord {
+    NormalRegion region;
+    std::uint64_t first_bucket = 0;
+    std::uint64_t id = 0;                ///< owning instruction's id
+    std::uint64_t seen_query = 0;        ///< last query that visited it (dedup across buckets)
+    std::uint32_t instr = kNil;          ///< owning InstrRecord
+    std::uint32_t next_in_instr = kNil;  ///< next region of the instruction; free-list link
+    std::uint32_t level_prev = kNil;
+    std::uint32_t level_next = kNil;
+    std::array<std::uint32_t, 2> bucket_prev{kNil, kNil};
+    std::array<std::uint32_t, 2> bucket_next{kNil, kNil};
+    std::uint8_t bucket_count = 0;
+    std::uint8_t level = 0;
+    std::uint8_t group = 0;
+    bool is_write = false;
+  };
+
+  struct InstrRecord {
+    std::uint64_t id = 0;
+    std::uint64_t add_stamp = 0;        ///< last add() that reported it
+    std::uint32_t out_index = 0;        ///< its position in `out` during that add()
+    std::uint32_t first_region = kNil;  ///< region list; next free InstrRecord when free
+  };
+
+  static unsigned group_of(kernel::MemoryKind memory, bool is_write) {
+    return static_cast<unsigned>(memory) * 2 + (is_write ? 1 : 0);
+  }
+  static unsigned shift_of(unsigned level) { return kBaseShift + level * kLevelStep; }
+  static unsigned level_for_extent(std::uint64_t bytes);
+  static BucketKey bucket_key(std::uint32_t space, unsigned group, unsigned level,
+                              std::uint64_t index) {
+    return {std::uint64_t{space} << 32 | group << 8 | level, index};
+  }
+
+  /// Appends to candidates_ the records of `group` that overlap `query`, except records with
+  /// id < stop_below, which are pruned anyway: every list is ordered newest first, so the walk
+  /// of a list ends there. Raises newest_covering to the id of any record covering `query`
+  /// (the caller may pass the same variable for both to stop at the newest covering record).
+  void collect(const NormalRegion& query, unsigned group, const std::uint64_t& stop_below,
+               std::uint64_t& newest_covering);
+  void visit(std::uint32_t record, const NormalRegion& query, std::uint64_t& newest_covering);
+  void report(std::uint32_t record, DependencyKind kind, std::vector<Dependency>& out);
+  void query_read(const NormalRegion& query, std::vector<Dependency>& out);
+  void query_write(const NormalRegion& query, std::vector<Dependency>& out);
+
+  std::uint32_t insert_region(const NormalRegion& region, bool is_write, std::uint32_t instr);
+  void remove_region(std::uint32_t record);
+  void link_bucket(std::uint32_t record, unsigned slot, const BucketKey& key);
+  void unlink_bucket(std::uint32_t record, unsigned slot, const BucketKey& key);
+
+  std::vector<RegionRecord> records_;
+  std::uint32_t free_record_ = kNil;
+  std::vector<InstrRecord> instrs_;
+  std::uint32_t free_instr_ = kNil;
+  FlatU32Map<std::uint64_t, IdHash> id_to_instr_;
+  FlatU32Map<BucketKey, BucketKeyHash> buckets_;  ///< bucket -> head link
+
+  std::array<std::array<std::uint32_t, kLevels>, kGroups> level_head_{};
+  std::array<std::array<std::uint32_t, kLevels>, kGroups> level_count_{};
+  std::array<std::uint32_t, kGroups> level_mask_{};  ///< bit l set: level l is not empty
+
+  std::vector<std::uint32_t> candidates_;  ///< scratch of one query
+  std::vector<NormalRegion> normalized_;   ///< scratch of one add(): its non-empty regions
+  std::uint64_t query_stamp_ = 0;
+  std::uint64_t add_stamp_ = 0;
+  std::uint64_t last_id_ = 0;
+  bool any_added_ = false;
+  std::uint64_t newest_ = kNoProducer;  ///< of the add() in progress
+};
+
+}  // namespace trnsim::deps

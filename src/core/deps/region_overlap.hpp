@@ -1,0 +1,67 @@
+// Byte-exact overlap and containment tests between kernel::Regions, used by DependencyTracker.
+//
+// Exact: partition ranges; contiguous vs contiguous; contiguous vs strided; strided vs strided with
+// the same stride (offsets compared modulo the stride); strided vs strided with different strides
+// when either pattern has at most kMaxRunsExamined runs inside the two patterns' common byte
+// window. Conservative (reports an overlap that may not exist): different strides with more runs
+// than that in the common window of both patterns. Never reports "no overlap" for regions that
+// share a byte. Assumes byte offsets and extents below 2^62 (far above any SBUF, PSUM or HBM
+// address).
+#pragma once
+
+#include <cstdint>
+
+#include "kernel/region.hpp"
+
+namespace trnsim::deps {
+
+/// Runs examined per pattern before a different-stride comparison gives up and reports overlap.
+inline constexpr std::uint64_t kMaxRunsExamined = 64;
+
+/// A per-partition byte pattern: `count` runs of `run` bytes, the k-th at `begin + k * stride`.
+/// Normal form: count == 1 (then stride == run) whenever the union of the runs is contiguous,
+/// otherwise count > 1 and stride > run. `end` is one past the last byte.
+struct BytePattern {
+  std::uint64_t begin = 0;
+  std::uint64_t run = 0;
+  std::uint64_t stride = 0;
+  std::uint64_t count = 0;
+  std::uint64_t end = 0;
+
+  bool contiguous() const { return count == 1; }
+};
+
+/// A Region in the tracker's normal form.
+struct NormalRegion {
+  kernel::MemoryKind memory = kernel::MemoryKind::kHbm;
+  std::uint32_t space = 0;
+  std::uint32_t partition_begin = 0;
+  std::uint32_t partition_end = 0;
+  BytePattern bytes;
+};
+
+/// Writes the normal form of `region` to `out`. Returns false (and leaves `out` unspecified) when
+/// the region touches no byte: run_bytes == 0, count == 0 or an empty partition range.
+/// Runs that overlap each other (stride < run) are merged into their contiguous union.
+bool normalize(const kernel::Region& region, NormalRegion& out);
+
+/// True when some byte lies in both patterns (conservative only as stated in the file comment).
+bool patterns_overlap(const BytePattern& a, const BytePattern& b);
+
+/// True when the regions may share a byte: same memory and space, intersecting partition ranges,
+/// overlapping byte patterns. Inline: the tracker calls it for every candidate it visits.
+inline bool regions_overlap(const NormalRegion& a, const NormalRegion& b) {
+  if (a.memory != b.memory || a.space != b.space || a.partition_begin >= b.partition_end ||
+      b.partition_begin >= a.partition_end || a.bytes.end <= b.bytes.begin ||
+      b.bytes.end <= a.bytes.begin) {
+    return false;
+  }
+  return (a.bytes.contiguous() && b.bytes.contiguous()) || patterns_overlap(a.bytes, b.bytes);
+}
+
+/// True only if every byte of `inner` is in `outer` (sound, not complete: it may answer false for
+/// some containments, e.g. strided inside strided when inner's stride is not a multiple of
+/// outer's).
+bool region_covers(const NormalRegion& outer, const NormalRegion& inner);
+
+}  // namespace trnsim::deps

@@ -1,0 +1,104 @@
+// The interface between the NeuronCore sequencers and whatever models DMA timing. A sequencer
+// that triggers a DMA submits it at the current simulation time; the backend later reports when
+// the transfer completed (every engine involved wrote its semaphore).
+// The placeholder implementation is core::SimpleDmaBackend (dma_model.hpp); the DMA-engine/HBM
+// model implements the same interface.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <systemc>
+#include <utility>
+
+#include "kernel/instruction.hpp"
+
+namespace trnsim::core {
+
+/// Receives DMA completions. Implemented by NeuronCore.
+class DmaClient {
+ public:
+  virtual ~DmaClient() = default;
+  /// DMA `id` of this client completes at `complete` (>= the current simulation time; a backend
+  /// that knows the completion time at submission may report it immediately, from inside
+  /// submit()). `transfer_ns` is the time its data moved, for statistics. Called exactly once
+  /// per submitted DMA, from a SystemC process context or from submit().
+  virtual void dma_complete(std::uint64_t id, const sc_core::sc_time& complete,
+                            double transfer_ns) = 0;
+};
+
+// --- DMA events for traces and profiles (report/trace.hpp, report/profile.hpp) ----------------
+// [outputs] A backend reports each DMA's data movement once its timing is known: one kTransfer
+// event per submitted DMA (after its packets, if any), and optionally one kPacket event per
+// packet/descriptor chunk it models. Times are absolute simulated ns. Reporting is optional
+// (no observer set = no cost beyond one branch); events of one DMA may arrive in any order
+// relative to other DMAs' events.
+
+/// One DMA data movement. Self-contained: copies what traces need from the instruction.
+struct DmaEvent {
+  enum class Kind : std::uint8_t { kTransfer, kPacket };
+  Kind kind = Kind::kTransfer;
+  std::uint32_t pid = 0;     ///< issuing core (global index)
+  std::uint64_t id = 0;      ///< id given to submit() (= sequence)
+  kernel::SourceRef source;  ///< statement and loop values
+  kernel::Opcode opcode = kernel::Opcode::kDmaCopy;
+  kernel::Engine trigger = kernel::Engine::kSync;  ///< sequencer that triggered it
+  std::uint8_t queue = 0;                          ///< DMA queue 0-15
+  std::int32_t dma_engine = -1;                    ///< DMA engine of the core; -1 = several
+  std::int32_t hbm_stack = -1;                     ///< HBM stack touched; -1 = none or several
+  kernel::MemoryKind src_memory = kernel::MemoryKind::kHbm;
+  kernel::MemoryKind dst_memory = kernel::MemoryKind::kSbuf;
+  std::uint32_t packet = 0;           ///< kPacket: index within the transfer
+  std::uint64_t bytes = 0;            ///< bytes moved by this transfer/packet
+  std::uint64_t hbm_read_bytes = 0;   ///< of `bytes`, read from HBM
+  std::uint64_t hbm_write_bytes = 0;  ///< of `bytes`, written to HBM
+  double issue_ns = 0;                ///< submitted (kPacket: = transfer issue)
+  double start_ns = 0;                ///< data starts moving
+  double end_ns = 0;                  ///< data moved (kTransfer: DMA complete)
+};
+
+/// Receives DmaEvents; called from submit() or a SystemC process; must not block.
+using DmaObserver = std::function<void(const DmaEvent&)>;
+
+/// DmaEvent fields that come from the instruction (kind, times, engine and stack left default).
+inline DmaEvent dma_event_of(std::uint32_t pid, std::uint64_t id,
+                             const kernel::Instruction& instruction) {
+  DmaEvent event;
+  event.pid = pid;
+  event.id = id;
+  event.source = instruction.source;
+  event.opcode = instruction.opcode;
+  event.trigger = instruction.dma_trigger;
+  event.queue = instruction.dma_queue;
+  event.src_memory = instruction.src().memory;
+  event.dst_memory = instruction.dst().memory;
+  event.bytes = std::max(instruction.src().bytes(), instruction.dst().bytes());
+  event.hbm_read_bytes =
+      event.src_memory == kernel::MemoryKind::kHbm ? instruction.src().bytes() : 0;
+  event.hbm_write_bytes =
+      event.dst_memory == kernel::MemoryKind::kHbm ? instruction.dst().bytes() : 0;
+  return event;
+}
+
+class DmaBackend {
+ public:
+  virtual ~DmaBackend() = default;
+  /// Starts DMA `id` (dma_copy or dma_transpose) of core `pid` now. The backend copies what it
+  /// needs from `instruction`; the reference is not valid after the call.
+  virtual void submit(std::uint32_t pid, std::uint64_t id, const kernel::Instruction& instruction,
+                      DmaClient& client) = 0;
+
+  /// Where this backend reports DmaEvents (empty = nowhere). Set before the simulation starts.
+  void set_observer(DmaObserver observer) { observer_ = std::move(observer); }
+
+ protected:
+  bool observed() const { return static_cast<bool>(observer_); }
+  void report(const DmaEvent& event) const {
+    if (observer_) observer_(event);
+  }
+
+ private:
+  DmaObserver observer_;
+};
+
+}  // namespace trnsim::core

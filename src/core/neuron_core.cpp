@@ -1,0 +1,474 @@
+#include "core/neuron_core.hpp"
+
+#include <algorithm>
+#include <exception>
+
+#include "util/error.hpp"
+
+namespace trnsim::core {
+
+using kernel::Engine;
+using kernel::Instruction;
+using kernel::MemoryKind;
+using kernel::Opcode;
+using sc_core::SC_NS;
+using sc_core::sc_time;
+using sc_core::SC_ZERO_TIME;
+
+namespace {
+
+constexpr std::size_t kInFlightCapacity = 4096;  // power of two; bounds run-ahead, not timing
+constexpr std::uint64_t kNoId = ~std::uint64_t{0};
+
+double to_ns(const sc_time& t) {
+  return t.to_seconds() * 1e9;
+}
+sc_time ns(double value) {
+  return sc_time(value, SC_NS);
+}
+
+/// The sequencer that executes (or, for DMAs, triggers) an instruction.
+std::size_t sequencer_of(const Instruction& instruction) {
+  if (instruction.engine == Engine::kDma) return static_cast<std::size_t>(instruction.dma_trigger);
+  return static_cast<std::size_t>(instruction.engine);
+}
+
+bool touches(const Instruction& instruction, MemoryKind memory) {
+  for (std::uint8_t i = 0; i < instruction.num_reads; ++i) {
+    if (instruction.reads[i].memory == memory) return true;
+  }
+  for (std::uint8_t i = 0; i < instruction.num_writes; ++i) {
+    if (instruction.writes[i].memory == memory) return true;
+  }
+  return false;
+}
+
+bool same_pattern(const kernel::AccessPattern& a, const kernel::AccessPattern& b) {
+  return a.tensor == b.tensor && a.offset == b.offset && a.partition_start == b.partition_start &&
+         a.partitions == b.partitions && a.rank == b.rank && a.sizes == b.sizes &&
+         a.strides == b.strides && a.dtype == b.dtype;
+}
+
+/// Peak FLOP/s of the Tensor Engine for this matmul's input type.
+double peak_flops_for(const Instruction& instruction, const config::Params& params) {
+  const kernel::DType dtype = instruction.operand(kernel::Slot::kSrc).dtype;
+  if (instruction.opcode == Opcode::kNcMatmulMx) {
+    return dtype == kernel::DType::kFloat4E2M1FnX4 ? params.peak_mxfp4_flops_per_core()
+                                                   : params.peak_mxfp8_flops_per_core();
+  }
+  if (dtype == kernel::DType::kFloat32) return params.peak_fp32_flops_per_core();
+  if (instruction.double_row) return params.peak_fp8_flops_per_core();
+  return params.peak_bf16_flops_per_core();
+}
+
+}  // namespace
+
+sc_time BarrierHub::arrive() {
+  const std::uint64_t generation = generation_;
+  if (++arrived_ == participants_) {
+    arrived_ = 0;
+    ++generation_;
+    released_.notify();
+    return sc_core::sc_time_stamp();
+  }
+  while (generation_ == generation) sc_core::wait(released_);
+  return sc_core::sc_time_stamp();
+}
+
+NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& params,
+                       std::uint32_t pid, std::unique_ptr<InstructionSource> source,
+                       DmaBackend& dma, BarrierHub* barrier, InstructionObserver observer)
+    : sc_module(name),
+      params_(params),
+      pid_(pid),
+      source_(std::move(source)),
+      barrier_(barrier),
+      observer_(std::move(observer)),
+      semaphore_latency_(ns(params.sequencer.semaphore_latency_ns)),
+      issue_time_(ns(params.sequencer.issue_ns)),
+      in_flight_(kInFlightCapacity),
+      dma_(dma),
+      throttle_(params_.tensor) {
+  stats_.pid = pid;
+  last_id_on_engine_.fill(kNoId);
+  for (auto& queue : queues_) {
+    queue = std::make_unique<EngineQueue>(static_cast<std::size_t>(params.sequencer.queue_depth));
+  }
+  dependency_scratch_.reserve(64);
+  sc_core::sc_spawn(sc_bind(&NeuronCore::dispatcher_thread, this), "dispatcher");
+  sc_core::sc_spawn(sc_bind(&NeuronCore::dma_dispatch_thread, this), "dma_dispatcher");
+  for (std::size_t unit = 0; unit < kSequencers; ++unit) {
+    sc_core::sc_spawn(sc_bind(&NeuronCore::sequencer_thread, this, unit),
+                      sc_core::sc_gen_unique_name("sequencer"));
+  }
+}
+
+void NeuronCore::retire_until(const sc_time& now) {
+  while (!pending_retire_.empty() && pending_retire_.top().first <= now) {
+    const std::uint64_t id = pending_retire_.top().second;
+    pending_retire_.pop();
+    tracker_.retire(id);
+    slot(id).id = kNoId;
+  }
+}
+
+void NeuronCore::dispatcher_thread() {
+  for (;;) {
+    Queued item;
+    try {
+      if (!source_->next(item.instruction)) break;
+    } catch (...) {
+      error_ = std::current_exception();
+      sc_core::sc_stop();
+      break;
+    }
+    const std::uint64_t id = next_id_++;
+    item.id = id;
+
+    // The ring slot must be free: its previous occupant retired.
+    InFlight& record = slot(id);
+    while (record.id != kNoId) {
+      if (record.scheduled) {
+        const sc_time until = record.visible + semaphore_latency_;
+        if (until > sc_core::sc_time_stamp()) sc_core::wait(until - sc_core::sc_time_stamp());
+      } else {
+        sc_core::wait(record.scheduled_event);
+      }
+      retire_until(sc_core::sc_time_stamp());
+    }
+
+    const std::size_t unit = sequencer_of(item.instruction);
+    EngineQueue& queue = *queues_[unit];
+    while (queue.full()) sc_core::wait(queue.popped);
+
+    const sc_time now = sc_core::sc_time_stamp();
+    retire_until(now);
+    dependency_scratch_.clear();
+    const Instruction& instruction = item.instruction;
+    tracker_.add(id, {instruction.reads.data(), instruction.num_reads},
+                 {instruction.writes.data(), instruction.num_writes}, dependency_scratch_);
+    for (const deps::Dependency& dependency : dependency_scratch_) {
+      if (item.dependency_count < item.dependencies.size()) {
+        item.dependencies[item.dependency_count++] = dependency.producer;
+      } else {
+        item.more_dependencies.push_back(dependency.producer);
+      }
+    }
+    record.id = id;
+    record.scheduled = false;
+    record.engine = instruction.engine;
+    item.pushed_at = now;
+    queue.items_.push_back(std::move(item));
+    queue.pushed.notify();
+  }
+  dispatch_done_ = true;
+  for (auto& queue : queues_) queue->pushed.notify();
+}
+
+bool NeuronCore::dependencies_known(const Queued& item, Engine consumer, sc_time& ready,
+                                    Engine& last_engine, std::uint64_t& last_id) {
+  ready = SC_ZERO_TIME;
+  auto consider = [&](std::uint64_t producer) {
+    const InFlight& record = slot(producer);
+    // A recycled slot means the producer retired: its result was visible (with the
+    // semaphore latency) no later than now.
+    if (record.id != producer) return true;
+    if (!record.scheduled) return false;
+    // The same engine sees its own results in program order as soon as it is done (e.g.
+    // matmuls accumulating into one PSUM bank); other engines wait for the result to be
+    // visible and for the semaphore.
+    const sc_time visible =
+        record.engine == consumer ? record.end : record.visible + semaphore_latency_;
+    if (visible > ready) {
+      ready = visible;
+      last_engine = record.engine;
+      last_id = producer;
+    }
+    return true;
+  };
+  for (std::uint8_t i = 0; i < item.dependency_count; ++i) {
+    if (!consider(item.dependencies[i])) return false;
+  }
+  for (std::uint64_t producer : item.more_dependencies) {
+    if (!consider(producer)) return false;
+  }
+  return true;
+}
+
+sc_time NeuronCore::other_engines_ready(const Queued& item, Engine consumer) {
+  sc_time ready = SC_ZERO_TIME;
+  auto consider = [&](std::uint64_t producer) {
+    const InFlight& record = slot(producer);
+    if (record.id == producer && record.engine != consumer) {
+      ready = std::max(ready, record.visible + semaphore_latency_);
+    }
+  };
+  for (std::uint8_t i = 0; i < item.dependency_count; ++i) consider(item.dependencies[i]);
+  for (std::uint64_t producer : item.more_dependencies) consider(producer);
+  return ready;
+}
+
+sc_time NeuronCore::dependencies_ready(const Queued& item, Engine consumer, Engine& last_engine,
+                                       std::uint64_t& last_id) {
+  sc_time ready;
+  while (!dependencies_known(item, consumer, ready, last_engine, last_id)) {
+    // Wait for the first producer that has no time yet, then look again.
+    auto unscheduled = [&]() -> InFlight* {
+      for (std::uint8_t i = 0; i < item.dependency_count; ++i) {
+        InFlight& record = slot(item.dependencies[i]);
+        if (record.id == item.dependencies[i] && !record.scheduled) return &record;
+      }
+      for (std::uint64_t producer : item.more_dependencies) {
+        InFlight& record = slot(producer);
+        if (record.id == producer && !record.scheduled) return &record;
+      }
+      return nullptr;
+    }();
+    if (unscheduled != nullptr) sc_core::wait(unscheduled->scheduled_event);
+  }
+  return ready;
+}
+
+void NeuronCore::dma_dispatch_thread() {
+  EngineStats& dma_stats = stats_.engines[static_cast<std::size_t>(Engine::kDma)];
+  for (;;) {
+    for (auto it = dma_waiting_.begin(); it != dma_waiting_.end();) {
+      sc_time ready;
+      Engine last_engine = Engine::kSync;
+      std::uint64_t last_id = 0;
+      if (!dependencies_known(it->item, Engine::kDma, ready, last_engine, last_id)) {
+        ++it;
+        continue;
+      }
+      if (ready > it->issued) {
+        dma_stats.wait_ns_by_producer[static_cast<std::size_t>(last_engine)] +=
+            to_ns(ready - it->issued);
+      }
+      ready = std::max(ready, it->issued);
+      const std::uint64_t id = it->item.id;
+      dma_ready_.emplace(std::make_pair(ready, id), std::move(*it));
+      it = dma_waiting_.erase(it);
+    }
+    const sc_time now = sc_core::sc_time_stamp();
+    if (dma_ready_.empty()) {
+      sc_core::wait(dma_work_);
+      continue;
+    }
+    auto first = dma_ready_.begin();
+    if (first->first.first > now) {
+      sc_core::wait(first->first.first - now, dma_work_);
+      continue;
+    }
+    PendingDma dma = std::move(first->second);
+    dma_ready_.erase(first);
+    // The record is finished by dma_complete(), possibly from inside submit().
+    dma_.submit(pid_, dma.item.id, dma.item.instruction, *this);
+  }
+}
+
+void NeuronCore::finish(InFlight& record, Engine producer, const sc_time& end,
+                        const sc_time& visible) {
+  record.engine = producer;
+  record.end = end;
+  record.visible = visible;
+  record.scheduled = true;
+  record.scheduled_event.notify();
+  if (!dma_waiting_.empty()) dma_work_.notify();
+  pending_retire_.emplace(visible + semaphore_latency_, record.id);
+  stats_.end_ns = std::max(stats_.end_ns, to_ns(visible));
+}
+
+void NeuronCore::dma_complete(std::uint64_t id, const sc_time& complete, double transfer_ns) {
+  InFlight& record = slot(id);
+  // Union of data-movement intervals, exact when transfers are reported in start order.
+  const sc_time begin = complete - std::min(complete, ns(transfer_ns));
+  EngineStats& dma_stats = stats_.engines[static_cast<std::size_t>(Engine::kDma)];
+  if (complete > dma_busy_until_) {
+    dma_stats.active_ns += to_ns(complete - std::max(begin, dma_busy_until_));
+    dma_busy_until_ = complete;
+  }
+  finish(record, Engine::kDma, complete, complete);
+}
+
+void NeuronCore::sequencer_thread(std::size_t unit) {
+  EngineQueue& queue = *queues_[unit];
+  const Engine engine = static_cast<Engine>(unit);
+  sc_time ls_free_at;  // TensorE: LoadStationary unit free
+  kernel::AccessPattern last_stationary;
+  bool have_stationary = false;
+  std::uint64_t last_matmul_id = kNoId;
+  kernel::ActivationFunc loaded_table = kernel::ActivationFunc::kCopy;
+
+  for (;;) {
+    while (queue.empty()) {
+      if (dispatch_done_) {
+        if (--running_sequencers_ == 0) finished_ = true;
+        return;
+      }
+      sc_core::wait(queue.pushed);
+    }
+    Queued& item = queue.items_.front();
+    const Instruction& instruction = item.instruction;
+    InFlight& record = slot(item.id);
+
+    Engine waited_on = Engine::kSync;
+    std::uint64_t waited_on_id = 0;
+    // A DMA trigger does not wait for the DMA's data: the DMA waits for its own dependencies
+    // (dma_dispatch_thread) while the trigger engine goes on with its next instruction.
+    const bool is_dma = instruction.engine == Engine::kDma;
+    const sc_time deps_ready =
+        is_dma ? SC_ZERO_TIME : dependencies_ready(item, engine, waited_on, waited_on_id);
+    const sc_time now = sc_core::sc_time_stamp();
+    // Dependency waits count from when the engine could otherwise have started.
+    const sc_time earliest = std::max(engine_free_at_[unit], item.pushed_at);
+    sc_time start = std::max({earliest, deps_ready, now});
+    const double wait_ns = deps_ready > earliest ? to_ns(deps_ready - earliest) : 0.0;
+    const bool depends_on_recent = [&] {
+      const std::uint64_t previous = last_id_on_engine_[unit];
+      for (std::uint8_t i = 0; i < item.dependency_count; ++i) {
+        if (item.dependencies[i] == previous) return true;
+      }
+      return false;
+    }();
+
+    EngineStats& engine_stats = stats_.engines[unit];
+    double busy_ns = 0;
+    double slice_start_ns = 0;
+    sc_time end;
+    sc_time visible;
+    Engine producer = engine;
+
+    bool completes_later = false;
+    if (instruction.engine == Engine::kDma) {
+      if (start > now) sc_core::wait(start - now);
+      end = start + issue_time_;
+      busy_ns = to_ns(issue_time_);
+      EngineStats& dma_stats = stats_.engines[static_cast<std::size_t>(Engine::kDma)];
+      ++dma_stats.instructions;
+      ++dma_stats.op_counts[static_cast<std::size_t>(instruction.opcode)];
+      ++stats_.dma_transfers;
+      stats_.dma_bytes += std::max(instruction.src().bytes(), instruction.dst().bytes());
+      if (instruction.src().memory == MemoryKind::kHbm) {
+        stats_.hbm_read_bytes += instruction.src().bytes();
+      }
+      if (instruction.dst().memory == MemoryKind::kHbm) {
+        stats_.hbm_write_bytes += instruction.dst().bytes();
+      }
+      slice_start_ns = to_ns(start);
+      completes_later = true;
+    } else if (instruction.opcode == Opcode::kCoreBarrier) {
+      if (start > now) sc_core::wait(start - now);
+      end = barrier_ != nullptr ? barrier_->arrive() : start;
+      end = std::max(end, start + issue_time_);
+      visible = end;
+      busy_ns = to_ns(end - start);
+      slice_start_ns = to_ns(start);
+    } else if (engine == Engine::kTensor) {
+      cost::CostContext context;
+      context.depends_on_recent = depends_on_recent;
+      const bool is_matmul =
+          instruction.opcode == Opcode::kNcMatmul || instruction.opcode == Opcode::kNcMatmulMx;
+      if (is_matmul) {
+        const kernel::AccessPattern& stationary = instruction.operand(kernel::Slot::kStationary);
+        bool written_since = false;
+        for (std::uint8_t i = 0; i < item.dependency_count; ++i) {
+          if (last_matmul_id == kNoId || item.dependencies[i] > last_matmul_id)
+            written_since = true;
+        }
+        context.stationary_reused =
+            have_stationary && !written_since && same_pattern(stationary, last_stationary);
+        last_stationary = stationary;
+        have_stationary = true;
+        last_matmul_id = item.id;
+      }
+      const cost::EngineCost cost = cost::tensor_cost(instruction, params_, context);
+      const double cycle_ns = params_.tensor.cycle_ns();
+      // LoadStationary runs in the background as soon as its inputs are ready. The stationary
+      // is in SBUF, which TensorE never writes: only other engines' results can delay it.
+      const sc_time ls_start = std::max(other_engines_ready(item, engine), ls_free_at);
+      const sc_time ls_end = ls_start + ns(cost.load_stationary_cycles * cycle_ns);
+      ls_free_at = ls_end;
+      start = std::max(start, ls_end);
+      if (start > now) sc_core::wait(start - now);
+      const double full_rate_ns = cost.cycles * cycle_ns;
+      const double start_ns = to_ns(start);
+      const double end_ns = throttle_.finish_ns(start_ns, full_rate_ns);
+      throttle_.record_busy(start_ns, end_ns);
+      stats_.throttled_ns += end_ns - start_ns - full_rate_ns;
+      end = ns(end_ns);
+      visible = end + ns(cost.latency_cycles * cycle_ns);
+      slice_start_ns = std::max(to_ns(ls_start), to_ns(engine_free_at_[unit]));
+      slice_start_ns = std::min(slice_start_ns, start_ns);
+      busy_ns = end_ns - slice_start_ns;
+      if (is_matmul) {
+        stats_.matmul_flops += instruction.flops;
+        stats_.tensor_ideal_ns +=
+            static_cast<double>(instruction.flops) / peak_flops_for(instruction, params_) * 1e9;
+      }
+    } else {
+      cost::CostContext context;
+      context.depends_on_recent = depends_on_recent;
+      if (instruction.opcode == Opcode::kActivation) {
+        context.activation_table_switch = instruction.func != loaded_table;
+        loaded_table = instruction.func;
+      }
+      // NC-v2 shared ports: VectorE/GpSimdE on SBUF, VectorE/ScalarE on PSUM.
+      sc_time* sbuf_port = nullptr;
+      sc_time* psum_port = nullptr;
+      if (params_.vector.shares_sbuf_port_with_gpsimd &&
+          (engine == Engine::kVector || engine == Engine::kGpSimd) &&
+          touches(instruction, MemoryKind::kSbuf)) {
+        sbuf_port = &shared_sbuf_port_free_at_;
+      }
+      if (params_.vector.shares_psum_port_with_scalar &&
+          (engine == Engine::kVector || engine == Engine::kScalar) &&
+          touches(instruction, MemoryKind::kPsum)) {
+        psum_port = &shared_psum_port_free_at_;
+      }
+      const sc_time before_ports = start;
+      if (sbuf_port != nullptr) start = std::max(start, *sbuf_port);
+      if (psum_port != nullptr) start = std::max(start, *psum_port);
+      engine_stats.port_wait_ns += to_ns(start - before_ports);
+      if (start > now) sc_core::wait(start - now);
+      const cost::EngineCost cost = cost::engine_cost(instruction, params_, context);
+      end = start + ns(cost.ns);
+      visible = end;
+      if (sbuf_port != nullptr) *sbuf_port = end;
+      if (psum_port != nullptr) *psum_port = end;
+      busy_ns = cost.ns;
+      slice_start_ns = to_ns(start);
+    }
+
+    ++engine_stats.instructions;
+    ++engine_stats.op_counts[static_cast<std::size_t>(instruction.opcode)];
+    engine_stats.active_ns += busy_ns;
+    if (wait_ns > 0) {
+      engine_stats.wait_ns_by_producer[static_cast<std::size_t>(waited_on)] += wait_ns;
+    }
+    ++stats_.instructions;
+    engine_free_at_[unit] = end;
+    last_id_on_engine_[unit] = item.id;
+
+    if (observer_) {
+      InstructionTiming timing;
+      timing.instruction = &instruction;
+      timing.start_ns = slice_start_ns;
+      timing.end_ns = to_ns(end);
+      timing.visible_ns = to_ns(visible);
+      timing.wait_ns = wait_ns;
+      timing.waited_on = waited_on;
+      timing.waited_on_sequence = waited_on_id;
+      observer_(timing);
+    }
+    if (completes_later) {
+      dma_waiting_.push_back(PendingDma{std::move(item), end});
+      dma_work_.notify();
+    } else {
+      finish(record, producer, end, visible);
+    }
+    queue.items_.pop_front();
+    queue.popped.notify();
+  }
+}
+
+}  // namespace trnsim::core

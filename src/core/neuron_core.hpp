@@ -1,0 +1,177 @@
+// NeuronCore timing model: the five engine sequencers (Tensor, Vector, Scalar, GpSimd, Sync)
+// running their own in-order queues concurrently, a dispatcher feeding them in program order with
+// the dependencies the tracker finds, cross-engine semaphores, and the DMA queues.
+//
+// Event-driven: an engine thread wakes only when an instruction can start (its dependencies
+// visible, the engine free) or when work arrives; there is no clock and no idle wake-up.
+// Costs come from the pure cost models (core/cost); this module adds who waits for whom.
+// Leaves out: instruction fetch (sequencer issue is a fixed cost per instruction), data values,
+// and (until the DMA/HBM model lands) DMA contention beyond one shared data path per core.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <systemc>
+#include <vector>
+
+#include "config/params.hpp"
+#include "core/core_stats.hpp"
+#include "core/cost/cost_model.hpp"
+#include "core/cost/tensor_throttle.hpp"
+#include "core/deps/dependency_tracker.hpp"
+#include "core/dma_backend.hpp"
+#include "core/instruction_source.hpp"
+#include "kernel/instruction.hpp"
+
+namespace trnsim::core {
+
+/// Rendezvous for core_barrier across the cores of one simulation. A core arriving waits until
+/// `participants` cores have arrived for the same barrier generation.
+class BarrierHub {
+ public:
+  explicit BarrierHub(std::uint32_t participants) : participants_(participants) {}
+  /// Blocks the calling SystemC thread until all participants arrived. Returns the release time.
+  sc_core::sc_time arrive();
+
+ private:
+  std::uint32_t participants_;
+  std::uint32_t arrived_ = 0;
+  std::uint64_t generation_ = 0;
+  sc_core::sc_event released_;
+};
+
+/// Per-instruction observer (traces, profiles). Called once per instruction when its timing is
+/// known; must not block.
+struct InstructionTiming {
+  const kernel::Instruction* instruction = nullptr;
+  double start_ns = 0;    ///< engine starts the instruction
+  double end_ns = 0;      ///< engine is free again
+  double visible_ns = 0;  ///< result visible to dependants (DMA: transfer complete)
+  double wait_ns = 0;     ///< dependency wait before start
+  kernel::Engine waited_on = kernel::Engine::kSync;  ///< producer engine of the longest wait
+  std::uint64_t waited_on_sequence = 0;              ///< its sequence number (if wait_ns > 0)
+};
+using InstructionObserver = std::function<void(const InstructionTiming&)>;
+
+class NeuronCore : public sc_core::sc_module, public DmaClient {
+ public:
+  /// Engines with a sequencer and an instruction queue, in kernel::Engine order.
+  static constexpr std::size_t kSequencers = 5;  // tensor, vector, scalar, gpsimd, sync
+
+  NeuronCore(sc_core::sc_module_name name, const config::Params& params, std::uint32_t pid,
+             std::unique_ptr<InstructionSource> source, DmaBackend& dma, BarrierHub* barrier,
+             InstructionObserver observer);
+
+  void dma_complete(std::uint64_t id, const sc_core::sc_time& complete,
+                    double transfer_ns) override;
+
+  const CoreStats& stats() const { return stats_; }
+  bool finished() const { return finished_; }
+  /// Set when walking the program raised bad input: the simulation stops and this rethrows.
+  std::exception_ptr error() const { return error_; }
+
+ private:
+  struct Queued {
+    kernel::Instruction instruction;
+    std::uint64_t id = 0;
+    sc_core::sc_time pushed_at;
+    std::uint8_t dependency_count = 0;
+    std::array<std::uint64_t, 8> dependencies{};
+    std::vector<std::uint64_t> more_dependencies;  ///< rare overflow beyond 8
+  };
+
+  /// An instruction between dispatch and retirement. Slot = id % capacity, reused only after the
+  /// occupant's result is visible (plus the semaphore latency) and it left the tracker.
+  struct InFlight {
+    std::uint64_t id = ~std::uint64_t{0};
+    kernel::Engine engine = kernel::Engine::kSync;  ///< who produces the result (kDma for DMAs)
+    bool scheduled = false;                         ///< end and visible times known
+    sc_core::sc_time end;      ///< producing engine done (same-engine dependants may start)
+    sc_core::sc_time visible;  ///< result visible to other engines (before semaphore latency)
+    sc_core::sc_event scheduled_event;
+  };
+
+  class EngineQueue {
+   public:
+    explicit EngineQueue(std::size_t depth) : depth_(depth) {}
+    bool full() const { return items_.size() >= depth_; }
+    bool empty() const { return items_.empty(); }
+    std::deque<Queued> items_;
+    sc_core::sc_event pushed;
+    sc_core::sc_event popped;
+
+   private:
+    std::size_t depth_;
+  };
+
+  /// A triggered DMA whose dependencies are not all visible yet.
+  struct PendingDma {
+    Queued item;
+    sc_core::sc_time issued;  ///< when the trigger engine issued it
+  };
+
+  void dispatcher_thread();
+  /// Starts triggered DMAs once their dependencies are visible, earliest first.
+  void dma_dispatch_thread();
+  /// Non-blocking: true when every dependency of `item` is scheduled; then `ready` is when the
+  /// last becomes visible to `consumer` (with semaphore latency) and last_* name that producer.
+  bool dependencies_known(const Queued& item, kernel::Engine consumer, sc_core::sc_time& ready,
+                          kernel::Engine& last_engine, std::uint64_t& last_id);
+  /// When the results of other engines (not `consumer` itself) that `item` depends on are
+  /// visible to it. Requires dependencies_known() to have returned true.
+  sc_core::sc_time other_engines_ready(const Queued& item, kernel::Engine consumer);
+  void sequencer_thread(std::size_t unit);
+  void retire_until(const sc_core::sc_time& now);
+  InFlight& slot(std::uint64_t id) { return in_flight_[id & (in_flight_.size() - 1)]; }
+  /// Waits until every dependency of `item` is scheduled; returns when its results are visible
+  /// (with semaphore latency for other engines) and which producer was last.
+  sc_core::sc_time dependencies_ready(const Queued& item, kernel::Engine consumer,
+                                      kernel::Engine& last_engine, std::uint64_t& last_id);
+  double execute_compute(const Queued& item, std::size_t unit, const sc_core::sc_time& start,
+                         bool depends_on_recent);
+  void finish(InFlight& record, kernel::Engine producer, const sc_core::sc_time& end,
+              const sc_core::sc_time& visible);
+
+  const config::Params params_;
+  const std::uint32_t pid_;
+  std::unique_ptr<InstructionSource> source_;
+  BarrierHub* barrier_;
+  InstructionObserver observer_;
+  const sc_core::sc_time semaphore_latency_;
+  const sc_core::sc_time issue_time_;
+
+  deps::DependencyTracker tracker_;
+  std::vector<deps::Dependency> dependency_scratch_;
+  std::vector<InFlight> in_flight_;
+  /// (visible + semaphore latency, id) of scheduled instructions not yet retired, min first.
+  std::priority_queue<std::pair<sc_core::sc_time, std::uint64_t>,
+                      std::vector<std::pair<sc_core::sc_time, std::uint64_t>>, std::greater<>>
+      pending_retire_;
+  std::array<std::unique_ptr<EngineQueue>, kSequencers> queues_;
+  std::array<sc_core::sc_time, kSequencers> engine_free_at_{};
+  std::array<std::uint64_t, kSequencers> last_id_on_engine_{};
+  sc_core::sc_time shared_sbuf_port_free_at_;  ///< NC-v2: VectorE/GpSimdE SBUF port
+  sc_core::sc_time shared_psum_port_free_at_;  ///< NC-v2: VectorE/ScalarE PSUM port
+  DmaBackend& dma_;
+  std::deque<PendingDma> dma_waiting_;
+  /// Ready DMAs by (time their dependencies are visible, id): started in this order.
+  std::map<std::pair<sc_core::sc_time, std::uint64_t>, PendingDma> dma_ready_;
+  sc_core::sc_event dma_work_;       ///< a DMA was triggered or a record became scheduled
+  sc_core::sc_time dma_busy_until_;  ///< end of the union of DMA data-movement intervals
+  cost::TensorThrottle throttle_;
+  std::uint64_t next_id_ = 0;
+  std::uint32_t running_sequencers_ = kSequencers;
+  bool dispatch_done_ = false;
+  bool finished_ = false;
+  std::exception_ptr error_;
+  CoreStats stats_;
+};
+
+}  // namespace trnsim::core

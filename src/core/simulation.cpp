@@ -1,0 +1,48 @@
+#include "core/simulation.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "core/dma_model.hpp"
+
+namespace trnsim::core {
+
+SimulationResult simulate(const config::Params& params, std::uint32_t cores,
+                          const SourceFactory& make_source, const InstructionObserver& observer) {
+  // Femtosecond resolution: engine cycles (e.g. 1/2.4 GHz) accumulate no visible rounding.
+  sc_core::sc_set_time_resolution(1, sc_core::SC_FS);
+  BarrierHub barrier(cores);
+  SimpleDmaBackend dma(params, cores);
+  std::vector<std::unique_ptr<NeuronCore>> modules;
+  modules.reserve(cores);
+  for (std::uint32_t pid = 0; pid < cores; ++pid) {
+    const std::string name = "core" + std::to_string(pid);
+    modules.push_back(std::make_unique<NeuronCore>(name.c_str(), params, pid, make_source(pid), dma,
+                                                   &barrier, observer));
+  }
+  sc_core::sc_start();
+  SimulationResult result;
+  for (const auto& core : modules) {
+    if (core->error()) std::rethrow_exception(core->error());
+  }
+  for (const auto& core : modules) {
+    if (!core->finished()) {
+      throw std::logic_error("core " + std::to_string(core->stats().pid) +
+                             " did not finish: a core_barrier that not every core reaches?");
+    }
+    result.cores.push_back(core->stats());
+    result.kernel_ns = std::max(result.kernel_ns, core->stats().end_ns);
+    result.instructions += core->stats().instructions;
+  }
+  result.launch_overhead_ns = params.sequencer.launch_overhead_us * 1e3;
+  return result;
+}
+
+}  // namespace trnsim::core
+
+// libsystemc.so refers to sc_main (its own main() calls it). trnsim has its own main() and
+// drives SystemC through simulate(), so sc_main is never called.
+extern "C" int sc_main(int /*argc*/, char* /*argv*/[]) {
+  return 0;
+}

@@ -1,0 +1,35 @@
+// One simulation run: elaborates a NeuronCore per participating core (SPMD, `pid`), runs the
+// SystemC kernel to completion and returns the per-core statistics.
+// SystemC elaborates once per process: call simulate() at most once per process (sweeps and
+// tests of whole runs use child processes).
+// Leaves out (for now) HBM sharing between cores and collectives.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "config/params.hpp"
+#include "core/core_stats.hpp"
+#include "core/instruction_source.hpp"
+#include "core/neuron_core.hpp"
+
+namespace trnsim::core {
+
+struct SimulationResult {
+  std::vector<CoreStats> cores;
+  double kernel_ns = 0;           ///< from start until the last result of any core is visible
+  double launch_overhead_ns = 0;  ///< configured runtime pre/postamble (reported separately)
+  std::uint64_t instructions = 0;
+};
+
+/// Makes the instruction source of core `pid`.
+using SourceFactory = std::function<std::unique_ptr<InstructionSource>(std::uint32_t pid)>;
+
+/// Runs `cores` NeuronCores. Rethrows the first InputError raised while walking a program.
+SimulationResult simulate(const config::Params& params, std::uint32_t cores,
+                          const SourceFactory& make_source,
+                          const InstructionObserver& observer = {});
+
+}  // namespace trnsim::core

@@ -1,0 +1,104 @@
+#include "report/instruction_labels.hpp"
+
+#include <algorithm>
+
+namespace trnsim::report {
+
+using kernel::AccessPattern;
+using kernel::Instruction;
+using kernel::MemoryKind;
+using kernel::Slot;
+
+std::string_view memory_name(MemoryKind memory) {
+  switch (memory) {
+    case MemoryKind::kHbm:
+      return "hbm";
+    case MemoryKind::kSbuf:
+      return "sbuf";
+    case MemoryKind::kPsum:
+      return "psum";
+  }
+  return "?";
+}
+
+MemoryTraffic memory_traffic(const Instruction& instruction) {
+  MemoryTraffic traffic;
+  for (std::size_t slot = 0; slot < kernel::kSlotCount; ++slot) {
+    const AccessPattern& pattern = instruction.operands[slot];
+    if (!pattern.used()) continue;
+    const auto memory = static_cast<std::size_t>(pattern.memory);
+    const bool written = slot == static_cast<std::size_t>(Slot::kDst) ||
+                         slot == static_cast<std::size_t>(Slot::kReduceDst);
+    if (written) {
+      traffic.write_bytes[memory] += pattern.bytes();
+      const bool matmul = instruction.opcode == kernel::Opcode::kNcMatmul ||
+                          instruction.opcode == kernel::Opcode::kNcMatmulMx;
+      if (matmul && instruction.accumulate) traffic.read_bytes[memory] += pattern.bytes();
+    } else {
+      traffic.read_bytes[memory] += pattern.bytes();
+    }
+  }
+  return traffic;
+}
+
+kernel::DType main_dtype(const Instruction& instruction) {
+  if (instruction.src().used()) return instruction.src().dtype;
+  return instruction.dst().dtype;
+}
+
+InstructionLabels::InstructionLabels(const kernel::Program& program)
+    : program_(program),
+      statements_(program.statements.size()),
+      formatted_(program.statements.size(), 0) {
+  unknown_.label = "?";
+  unknown_.pointer = "?";
+  unknown_.location = "?";
+}
+
+const InstructionLabels::StatementText& InstructionLabels::statement(std::uint32_t index) {
+  if (index >= statements_.size()) return unknown_;
+  StatementText& text = statements_[index];
+  if (formatted_[index] != 0) return text;
+  formatted_[index] = 1;
+  const kernel::Statement& statement = program_.statements[index];
+  text.label = program_.label(index);
+  text.pointer = statement.pointer;
+  text.location = program_.file + ":" + statement.pointer;
+  text.loop_names = program_.loop_names(index);
+  if (statement.kind == kernel::Statement::Kind::kInstruction &&
+      statement.instruction < program_.instructions.size()) {
+    const kernel::InstructionSpec& spec = program_.instructions[statement.instruction];
+    for (std::size_t slot = 0; slot < kernel::kSlotCount; ++slot) {
+      text.operand_keys[slot] = spec.operands[slot].key;
+    }
+  }
+  return text;
+}
+
+void InstructionLabels::append_operand(TextBuffer& out, const AccessPattern& pattern) const {
+  if (pattern.tensor < program_.tensors.size()) {
+    out << program_.tensors[pattern.tensor].name;
+  } else {
+    out << '?';
+  }
+  std::array<std::uint64_t, kernel::kMaxPatternDims + 1> shape{};
+  const std::uint8_t rank = pattern.logical_shape(shape);
+  out << '[';
+  for (std::uint8_t d = 0; d < rank; ++d) {
+    if (d > 0) out << ", ";
+    out << shape[d];
+  }
+  out << "] " << kernel::dtype_name(pattern.dtype) << ' ' << memory_name(pattern.memory);
+}
+
+void InstructionLabels::append_loop_values(TextBuffer& out, const kernel::SourceRef& source,
+                                           std::string_view separator) {
+  const StatementText& text = statement(source.statement);
+  const std::size_t depth = std::min<std::size_t>(source.depth, text.loop_names.size());
+  for (std::size_t d = 0; d < depth; ++d) {
+    if (d > 0) out << separator;
+    out << text.loop_names[d] << '=' << source.loop_values[d];
+  }
+}
+
+}  // namespace trnsim::report

@@ -1,0 +1,150 @@
+#include "report/output_file.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "util/error.hpp"
+
+namespace trnsim::report {
+
+OutputFile::OutputFile(std::string path, std::string option)
+    : path_(std::move(path)), temporary_path_(path_ + ".tmp"), option_(std::move(option)) {
+  file_ = std::fopen(temporary_path_.c_str(), "wb");
+  if (file_ == nullptr) {
+    throw InputError(option_ + " " + path_,
+                     fmt::format("cannot create '{}': {}", temporary_path_, std::strerror(errno)));
+  }
+}
+
+OutputFile::~OutputFile() {
+  if (committed_) return;
+  if (file_ != nullptr) std::fclose(file_);
+  std::error_code ignored;
+  std::filesystem::remove(temporary_path_, ignored);
+}
+
+void OutputFile::flush() {
+  if (buffer_.size() == 0) return;
+  const std::string_view text = buffer_.view();
+  const std::size_t written = std::fwrite(text.data(), 1, text.size(), file_);
+  if (written != buffer_.size()) {
+    throw InputError(option_ + " " + path_,
+                     fmt::format("writing '{}' failed: {}", temporary_path_, std::strerror(errno)));
+  }
+  buffer_.clear();
+}
+
+void OutputFile::commit() {
+  flush();
+  const int closed = std::fclose(file_);
+  file_ = nullptr;
+  if (closed != 0) {
+    throw InputError(option_ + " " + path_,
+                     fmt::format("writing '{}' failed: {}", temporary_path_, std::strerror(errno)));
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary_path_, path_, error);
+  if (error) {
+    throw InputError(option_ + " " + path_, fmt::format("cannot rename '{}' to '{}': {}",
+                                                        temporary_path_, path_, error.message()));
+  }
+  committed_ = true;
+}
+
+std::int64_t round_ns(double ns) {
+  return static_cast<std::int64_t>(std::llround(ns));
+}
+
+TextBuffer& TextBuffer::us_from_ns(std::int64_t whole_ns) {
+  if (whole_ns < 0) {
+    text_.push_back('-');
+    whole_ns = -whole_ns;
+  }
+  *this << whole_ns / 1000 << '.';
+  const std::int64_t fraction = whole_ns % 1000;
+  text_.push_back(static_cast<char>('0' + fraction / 100));
+  text_.push_back(static_cast<char>('0' + fraction / 10 % 10));
+  text_.push_back(static_cast<char>('0' + fraction % 10));
+  return *this;
+}
+
+TextBuffer& TextBuffer::fixed3(double value) {
+  if (value == 0.0 || std::isnan(value)) value = 0.0;  // no "-0.000", no "nan" in JSON
+  char digits[64];
+  const auto result =
+      std::to_chars(digits, digits + sizeof(digits), value, std::chars_format::fixed, 3);
+  text_.append(digits, static_cast<std::size_t>(result.ptr - digits));
+  return *this;
+}
+
+TextBuffer& TextBuffer::json_string(std::string_view text) {
+  text_.push_back('"');
+  std::size_t plain = 0;  // start of the run of characters that need no escape
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool needs_escape = c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
+    if (!needs_escape) continue;
+    text_.append(text.data() + plain, i - plain);
+    plain = i + 1;
+    switch (c) {
+      case '"':
+        text_.append("\\\"");
+        break;
+      case '\\':
+        text_.append("\\\\");
+        break;
+      case '\n':
+        text_.append("\\n");
+        break;
+      case '\r':
+        text_.append("\\r");
+        break;
+      case '\t':
+        text_.append("\\t");
+        break;
+      default: {
+        static constexpr char kHex[] = "0123456789abcdef";
+        const auto byte = static_cast<unsigned char>(c);
+        text_.append("\\u00");
+        text_.push_back(kHex[byte >> 4]);
+        text_.push_back(kHex[byte & 0xF]);
+      }
+    }
+  }
+  text_.append(text.data() + plain, text.size() - plain);
+  text_.push_back('"');
+  return *this;
+}
+
+TextBuffer& TextBuffer::csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
+    text_.append(text);
+    return *this;
+  }
+  text_.push_back('"');
+  for (const char c : text) {
+    if (c == '"') text_.push_back('"');
+    text_.push_back(c);
+  }
+  text_.push_back('"');
+  return *this;
+}
+
+std::string json_string(std::string_view text) {
+  TextBuffer out;
+  out.json_string(text);
+  return std::string(out.view());
+}
+
+std::string csv_field(std::string_view text) {
+  TextBuffer out;
+  out.csv_field(text);
+  return std::string(out.view());
+}
+
+}  // namespace trnsim::report

@@ -1,0 +1,94 @@
+// A result file written while the simulation runs: buffered appends to PATH.tmp, renamed to PATH
+// only by commit(), so a failed or interrupted run never leaves a complete-looking file (the
+// destructor of an uncommitted file removes PATH.tmp). Also the small text helpers the writers
+// share: fixed-precision numbers and JSON/CSV escaping, all locale-independent and deterministic.
+// Leaves out compression and fsync (a crash of the machine may lose a committed file).
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace trnsim::report {
+
+/// Append-only text for result files. Numbers print locale-independently; plain memcpy appends
+/// so that writing stays cheap even in unoptimised builds (it runs once per instruction).
+class TextBuffer {
+ public:
+  TextBuffer& operator<<(std::string_view text) {
+    text_.append(text);
+    return *this;
+  }
+  TextBuffer& operator<<(const char* text) { return *this << std::string_view(text); }
+  TextBuffer& operator<<(const std::string& text) { return *this << std::string_view(text); }
+  TextBuffer& operator<<(char c) {
+    text_.push_back(c);
+    return *this;
+  }
+  template <class T>
+  requires std::is_integral_v<T> &&(!std::is_same_v<T, char>)&&(!std::is_same_v<T, bool>)TextBuffer&
+  operator<<(T value) {
+    char digits[24];
+    const auto result = std::to_chars(digits, digits + sizeof(digits), value);
+    text_.append(digits, static_cast<std::size_t>(result.ptr - digits));
+    return *this;
+  }
+  /// `value` with exactly 3 decimals ("12.000"); -0 and NaN print as 0.000.
+  TextBuffer& fixed3(double value);
+  /// Whole ns as microseconds with exactly 3 decimals (1235 -> "1.235"): trace timestamps.
+  TextBuffer& us_from_ns(std::int64_t whole_ns);
+  /// `text` as a JSON string literal, quotes included.
+  TextBuffer& json_string(std::string_view text);
+  /// `text` as one CSV field (RFC 4180): quoted when it contains a comma, quote or line break.
+  TextBuffer& csv_field(std::string_view text);
+
+  std::size_t size() const { return text_.size(); }
+  void clear() { text_.clear(); }
+  std::string_view view() const { return text_; }
+
+ private:
+  std::string text_;
+};
+
+class OutputFile {
+ public:
+  /// Creates PATH.tmp. `option` names the command-line option for messages ("--trace").
+  /// Throws InputError when the file cannot be created.
+  OutputFile(std::string path, std::string option);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  /// The buffer to append to; written to disk by maybe_flush() once it is large.
+  TextBuffer& buffer() { return buffer_; }
+  /// Writes the buffer out when it holds more than a few MiB (call after each record).
+  void maybe_flush() {
+    if (buffer_.size() >= kFlushBytes) flush();
+  }
+  /// Flushes, closes and renames PATH.tmp to PATH. Throws InputError on a write error.
+  void commit();
+  const std::string& path() const { return path_; }
+
+ private:
+  static constexpr std::size_t kFlushBytes = std::size_t{4} << 20;
+  void flush();
+
+  std::string path_;
+  std::string temporary_path_;
+  std::string option_;
+  std::FILE* file_ = nullptr;
+  TextBuffer buffer_;
+  bool committed_ = false;
+};
+
+/// Rounds a time in ns to whole ns (half away from zero).
+std::int64_t round_ns(double ns);
+/// `text` as a JSON string literal, quotes included.
+std::string json_string(std::string_view text);
+/// `text` as one CSV field (see TextBuffer::csv_field).
+std::string csv_field(std::string_view text);
+
+}  // namespace trnsim::report

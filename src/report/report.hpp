@@ -1,0 +1,32 @@
+// Run statistics and the summary printed by `trnsim run`. The statistics JSON is the single
+// source of truth: the text summary, --json output and (later) --stats files are all rendered
+// from it. Units are in the key names (_ns, _us, _bytes, _pct, _gbps, _tflops).
+// Leaves out per-instruction data (traces and profiles are separate writers).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "config/params.hpp"
+#include "core/simulation.hpp"
+
+namespace trnsim::report {
+
+/// What was run, for provenance.
+struct RunInfo {
+  std::string kernel_name;
+  std::string kernel_file;
+  nlohmann::json params;  ///< resolved kernel params {name: value}
+  std::string kernel_hash;
+  std::string config_name;
+  std::string version;
+};
+
+/// Hierarchical statistics of one run (system -> cores -> engines), with derived metrics.
+nlohmann::json run_statistics(const core::SimulationResult& result, const config::Params& params,
+                              const RunInfo& info);
+
+/// The human-readable summary, rendered only from `statistics`.
+std::string format_summary(const nlohmann::json& statistics);
+
+}  // namespace trnsim::report

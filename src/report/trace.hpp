@@ -1,0 +1,136 @@
+// Chrome trace-event JSON of a run, for ui.perfetto.dev and chrome://tracing (docs/outputs.md).
+// A process per NeuronCore with a track per engine sequencer, per DMA queue and per DMA engine;
+// a process per chip with HBM bandwidth counters; one complete ("X") event per instruction and
+// per DMA transfer/packet with its arguments. Streamed while the simulation runs: memory is
+// bounded by the kernel's JSON, the number of tracks and the counter bins, never by the event
+// count. Deterministic: times are whole ns printed as us with 3 decimals.
+// Leaves out flow arrows between dependent slices (the waited-on producer is in the args).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/dma_backend.hpp"
+#include "core/neuron_core.hpp"
+#include "kernel/program.hpp"
+#include "report/instruction_labels.hpp"
+#include "report/output_file.hpp"
+
+namespace trnsim::report {
+
+struct TraceOptions {
+  std::uint64_t max_slices = 0;  ///< slices (X events) to write at most; 0 = no limit
+  /// Only slices overlapping [window_begin_ns, window_end_ns] are written (counters likewise).
+  double window_begin_ns = 0;
+  double window_end_ns = std::numeric_limits<double>::infinity();
+  double counter_bin_ns = 1000;            ///< initial bin width of the bandwidth counters
+  std::size_t max_counter_bins = 1 << 16;  ///< per counter; the bin width doubles beyond it
+};
+
+/// The simulated system as the trace lays it out.
+struct TraceSystem {
+  std::uint32_t cores = 1;                 ///< NeuronCores running the kernel (global 0..cores-1)
+  std::uint32_t cores_per_chip = 1;        ///< chip of core g = g / cores_per_chip
+  std::uint64_t sbuf_bytes_used = 0;       ///< allocated per partition (static allocation)
+  std::uint64_t sbuf_partition_bytes = 0;  ///< usable per partition
+  std::uint64_t psum_bytes_used = 0;
+  std::uint64_t psum_partition_bytes = 0;
+  nlohmann::json metadata = nlohmann::json::object();  ///< written as "otherData.trnsim"
+};
+
+/// Parses "--trace-window BEGIN_US:END_US" (either side may be empty) into `options`.
+/// Throws InputError naming the option for a malformed or empty window.
+void parse_trace_window(const std::string& text, TraceOptions& options);
+
+/// Binned rate of bytes over simulated time (a counter track). Bytes of an interval are spread
+/// uniformly over it. At most `max_bins` bins: when a later time needs more, adjacent bins merge
+/// and the width doubles.
+class RateCounter {
+ public:
+  RateCounter(double bin_ns, std::size_t max_bins);
+  void add(double start_ns, double end_ns, double bytes);
+  double bin_ns() const { return bin_ns_; }
+  /// Bytes per bin, bin i covering [i*bin_ns, (i+1)*bin_ns).
+  const std::vector<double>& bins() const { return bins_; }
+  bool empty() const { return bins_.empty(); }
+
+ private:
+  void coarsen();
+  double bin_ns_;
+  std::size_t max_bins_;
+  std::vector<double> bins_;
+};
+
+class TraceWriter {
+ public:
+  /// Starts PATH.tmp (renamed to PATH by finish()). `program` must outlive the writer.
+  TraceWriter(const std::string& path, const kernel::Program& program, TraceSystem system,
+              TraceOptions options);
+  ~TraceWriter();
+
+  /// One instruction of core instruction->pid: a slice on its sequencer's track.
+  void instruction(const core::InstructionTiming& timing);
+  /// A DMA transfer (on its queue's track) or packet (on its DMA engine's track).
+  void dma(const core::DmaEvent& event);
+  /// Writes counters and the closing metadata, then renames the file into place.
+  void finish(double kernel_ns);
+
+  std::uint64_t slices_written() const { return slices_written_; }
+  std::uint64_t slices_dropped() const { return slices_over_limit_ + slices_outside_window_; }
+
+ private:
+  struct Track {
+    std::string name;
+    std::vector<std::int64_t> lane_end_ns;  ///< one entry per lane (thread) in use
+  };
+  struct Process {
+    std::vector<Track> tracks;
+    bool named = false;
+  };
+  struct ChipCounters;
+
+  /// Lane of `track` on which [start, end] fits without overlap (created on demand); returns
+  /// its tid and writes the thread metadata when the lane is new.
+  std::uint64_t place(std::uint32_t process_id, Process& process, std::size_t track,
+                      std::int64_t start_ns, std::int64_t end_ns);
+  Process& core_process(std::uint32_t core);
+  Track& ensure_track(Process& process, std::size_t index);
+  /// False (and counts the slice) when the window or the limit excludes it.
+  bool admit(std::int64_t start_ns, std::int64_t end_ns);
+  TextBuffer& begin_event();
+  /// "<kind>_name" and "<kind>_sort_index" metadata events (kind: process or thread).
+  void write_metadata(std::uint64_t pid, std::uint64_t tid, std::string_view kind,
+                      std::string_view name, int sort_index);
+  /// An X event up to and including the args' loops; the caller appends more args and "}}".
+  TextBuffer& begin_slice(const InstructionLabels::StatementText& text, std::string_view category,
+                          std::uint32_t pid, std::uint64_t tid, std::int64_t start_ns,
+                          std::int64_t end_ns, kernel::Opcode opcode, std::uint64_t sequence,
+                          const kernel::SourceRef& source);
+  void write_counter_sample(std::uint64_t pid, std::string_view name_json, std::string_view unit,
+                            std::int64_t ts_ns, double value);
+  void write_counter(std::uint64_t pid, const std::string& name, const RateCounter& counter,
+                     double end_ns);
+  ChipCounters& chip_counters(std::uint32_t chip);
+
+  OutputFile file_;
+  InstructionLabels labels_;
+  TraceSystem system_;
+  TraceOptions options_;
+  std::int64_t window_begin_ns_;
+  std::int64_t window_end_ns_;
+  std::vector<Process> cores_;
+  std::vector<std::unique_ptr<ChipCounters>> chips_;
+  std::vector<std::unique_ptr<RateCounter>> core_dma_rate_;
+  bool first_event_ = true;
+  bool limit_marked_ = false;
+  std::uint64_t slices_written_ = 0;
+  std::uint64_t slices_over_limit_ = 0;
+  std::uint64_t slices_outside_window_ = 0;
+  double last_end_ns_ = 0;
+};
+
+}  // namespace trnsim::report

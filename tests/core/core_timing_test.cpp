@@ -1,0 +1,157 @@
+// Whole-core timing: concurrency between engines, dependency chains and semaphore latency,
+// TensorE LoadStationary/throttling, double buffering. Expected times are worked out by hand
+// from the Trainium2 config (configs/trn2.json) and the cost rules in docs/cost-models.md.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "sim_harness.hpp"
+
+namespace trnsim::testing {
+namespace {
+
+// Trainium2 numbers used below (configs/trn2.json):
+//   VectorE 0.96 GHz, ScalarE 1.2 GHz, TensorE 2.4 GHz, MIN_II 64 cycles,
+//   semaphore_latency_ns 50, tensor.pipeline_latency_cycles 256.
+constexpr double kSemaphoreNs = 50.0;
+// tensor_tensor fp32 [128, 2048], both inputs in SBUF: max(MIN_II, 2N) = 4096 cycles at 0.96 GHz.
+constexpr double kVectorAddNs = 4096 / 0.96;
+// activation copy fp32 [128, 2048]: max(MIN_II, N) = 2048 cycles at 1.2 GHz.
+constexpr double kScalarCopyNs = 2048 / 1.2;
+
+std::string kernel_with(const std::string& program) {
+  return R"({
+    "format": "trnsim-kernel/1", "name": "t",
+    "tensors": {
+      "x": {"memory": "sbuf", "dtype": "float32", "shape": [128, 2048]},
+      "y": {"memory": "sbuf", "dtype": "float32", "shape": [128, 2048]},
+      "z": {"memory": "sbuf", "dtype": "float32", "shape": [128, 2048]},
+      "u": {"memory": "sbuf", "dtype": "float32", "shape": [128, 2048]},
+      "w": {"memory": "sbuf", "dtype": "float32", "shape": [128, 2048]},
+      "v": {"memory": "sbuf", "dtype": "float32", "shape": [128, 2048]}
+    },
+    "program": )" +
+         program + "}";
+}
+
+TEST(CoreTiming, IndependentEnginesOverlap) {
+  const auto stats = simulate_in_child(kernel_with(R"([
+      {"op": "tensor_tensor", "dst": "z", "in0": "x", "in1": "y", "alu": "add"},
+      {"op": "activation", "dst": "w", "src": "u", "func": "copy"}])"));
+  // Independent work on two engines: the total is the longer one, not the sum.
+  EXPECT_NEAR(kernel_ns(stats), kVectorAddNs, 0.01);
+  EXPECT_NEAR(stats["cores"][0]["engines"]["scalar"]["active_ns"].get<double>(), kScalarCopyNs,
+              0.01);
+}
+
+TEST(CoreTiming, DependentChainSerialisesWithSemaphoreLatency) {
+  const auto stats = simulate_in_child(kernel_with(R"([
+      {"op": "tensor_tensor", "dst": "z", "in0": "x", "in1": "y", "alu": "add"},
+      {"op": "activation", "dst": "w", "src": "z", "func": "copy"},
+      {"op": "tensor_tensor", "dst": "v", "in0": "w", "in1": "y", "alu": "add"}])"));
+  // vector -> semaphore -> scalar -> semaphore -> vector.
+  const double expected = kVectorAddNs + kSemaphoreNs + kScalarCopyNs + kSemaphoreNs + kVectorAddNs;
+  EXPECT_NEAR(kernel_ns(stats), expected, 0.01);
+  // The second vector instruction waited on the scalar engine for the scalar copy plus two
+  // semaphore hops... measured from when VectorE became free (after its first add).
+  EXPECT_NEAR(stats["cores"][0]["engines"]["vector"]["dependency_wait_by_producer_ns"]["scalar"]
+                  .get<double>(),
+              kSemaphoreNs + kScalarCopyNs + kSemaphoreNs, 0.01);
+}
+
+TEST(CoreTiming, WriteAfterReadOrdersAcrossEngines) {
+  // ScalarE overwrites x while VectorE still reads it: the copy must wait for the add.
+  const auto stats = simulate_in_child(kernel_with(R"([
+      {"op": "tensor_tensor", "dst": "z", "in0": "x", "in1": "y", "alu": "add"},
+      {"op": "activation", "dst": "x", "src": "u", "func": "copy"}])"));
+  EXPECT_NEAR(kernel_ns(stats), kVectorAddNs + kSemaphoreNs + kScalarCopyNs, 0.01);
+}
+
+std::string matmul_kernel(int count, bool same_stationary) {
+  const std::string stationary = same_stationary ? "s[0]" : "s[i % 2]";
+  return R"({
+    "format": "trnsim-kernel/1", "name": "mm",
+    "tensors": {
+      "s": {"memory": "sbuf", "dtype": "bfloat16", "shape": [2, 128, 128], "partition_dim": 1},
+      "m": {"memory": "sbuf", "dtype": "bfloat16", "shape": [128, 512]},
+      "acc": {"memory": "psum", "dtype": "float32", "shape": [128, 512]}
+    },
+    "program": [{"for": "i", "range": )" +
+         std::to_string(count) + R"(, "body": [
+      {"op": "nc_matmul", "dst": "acc", "stationary": ")" +
+         stationary + R"(", "moving": "m", "accumulate": "i > 0"}]}]})";
+}
+
+TEST(CoreTiming, MatmulStreamWithoutThrottle) {
+  const auto stats =
+      simulate_in_child(matmul_kernel(64, true), "trn2", {"tensor.throttle_enabled=false"});
+  // First LoadStationary 128/4 = 32 cycles, then 64 MultiplyMoving of max(min(64,128), 512) =
+  // 512 cycles back to back (stationary reused), then 256 cycles of pipeline latency:
+  // (32 + 64*512 + 256) / 2.4 GHz.
+  EXPECT_NEAR(kernel_ns(stats), (32 + 64 * 512 + 256) / 2.4, 0.01);
+  EXPECT_NEAR(stats["cores"][0]["tensor"]["flops"].get<double>(), 64.0 * 2 * 128 * 128 * 512, 0.5);
+}
+
+TEST(CoreTiming, LoadStationaryIsHiddenBehindThePreviousMultiply) {
+  // Alternating stationaries: each LS (32 cycles) loads in the background during the previous
+  // 512-cycle MM, so only the first LS is exposed: same time as with one stationary.
+  const auto stats =
+      simulate_in_child(matmul_kernel(64, false), "trn2", {"tensor.throttle_enabled=false"});
+  EXPECT_NEAR(kernel_ns(stats), (32 + 64 * 512 + 256) / 2.4, 0.01);
+}
+
+TEST(CoreTiming, ThrottleRampsFromHalfRate) {
+  const auto stats = simulate_in_child(matmul_kernel(64, true));
+  // Work at full rate W = 64*512 / 2.4 = 13653.33 ns starts after the first LS (32 cycles =
+  // 13.33 ns, at t0). The limit ramps linearly from 0.5 to 1 over 3000 ns: in those 3000 ns
+  // the engine does 3000 * 0.75 = 2250 ns of full-rate work; the remaining W - 2250 ns run at
+  // full rate. End = t0 + 3000 + (W - 2250), plus the 256-cycle pipeline latency.
+  const double t0 = 32 / 2.4;
+  const double work = 64 * 512 / 2.4;
+  EXPECT_NEAR(kernel_ns(stats), t0 + 3000 + (work - 2250) + 256 / 2.4, 0.5);
+  EXPECT_NEAR(stats["cores"][0]["tensor"]["throttled_ns"].get<double>(), 750, 0.5);
+}
+
+TEST(CoreTiming, DoubleBufferingOverlapsDmaAndCompute) {
+  auto vector_add = [](bool double_buffered) {
+    const std::string shape =
+        double_buffered ? R"([2, 128, "F"], "partition_dim": 1)" : R"([128, "F"])";
+    const std::string index = double_buffered ? "[t % 2]" : "";
+    return R"({"format": "trnsim-kernel/1", "name": "va", "params": {"T": 8, "F": 2048},
+      "tensors": {
+        "a": {"memory": "hbm", "dtype": "float32", "shape": ["T", 128, "F"]},
+        "b": {"memory": "hbm", "dtype": "float32", "shape": ["T", 128, "F"]},
+        "out": {"memory": "hbm", "dtype": "float32", "shape": ["T", 128, "F"]},
+        "a_sb": {"memory": "sbuf", "dtype": "float32", "shape": )" +
+           shape + R"(},
+        "b_sb": {"memory": "sbuf", "dtype": "float32", "shape": )" +
+           shape + R"(},
+        "c_sb": {"memory": "sbuf", "dtype": "float32", "shape": )" +
+           shape + R"(}},
+      "program": [{"for": "t", "range": "T", "body": [
+        {"op": "dma_copy", "dst": "a_sb)" +
+           index + R"(", "src": "a[t]"},
+        {"op": "dma_copy", "dst": "b_sb)" +
+           index + R"(", "src": "b[t]", "queue": 1},
+        {"op": "tensor_tensor", "dst": "c_sb)" +
+           index + R"(", "in0": "a_sb)" + index + R"(", "in1": "b_sb)" + index +
+           R"(", "alu": "add"},
+        {"op": "dma_copy", "dst": "out[t]", "src": "c_sb)" +
+           index + R"("}]}]})";
+  };
+  const auto single = simulate_in_child(vector_add(false));
+  const auto doubled = simulate_in_child(vector_add(true));
+  const double single_ns = kernel_ns(single);
+  const double double_ns = kernel_ns(doubled);
+  const double vector_busy = 8 * kVectorAddNs;
+  // Single buffering: every add waits for its loads and every load for the previous add, so
+  // the vector engine waits on DMA in every iteration: total >= adds + 8 load latencies.
+  EXPECT_GT(single_ns, vector_busy + 8 * 1300);
+  // Double buffering hides the loads behind the adds: clearly faster than single buffering.
+  EXPECT_LT(double_ns, 0.8 * single_ns);
+  EXPECT_EQ(single["cores"][0]["engines"]["vector"]["instructions"], 8);
+  EXPECT_EQ(single["cores"][0]["dma"]["transfers"], 24);
+}
+
+}  // namespace
+}  // namespace trnsim::testing
