@@ -114,16 +114,14 @@ void NeuronCore::retire_until(const sc_time& now) {
 
 void NeuronCore::dispatcher_thread() {
   for (;;) {
-    Queued item;
     try {
-      if (!source_->next(item.instruction)) break;
+      if (!source_->next(staging_)) break;
     } catch (...) {
       error_ = std::current_exception();
       sc_core::sc_stop();
       break;
     }
     const std::uint64_t id = next_id_++;
-    item.id = id;
 
     // The ring slot must be free: its previous occupant retired.
     InFlight& record = slot(id);
@@ -137,16 +135,21 @@ void NeuronCore::dispatcher_thread() {
       retire_until(sc_core::sc_time_stamp());
     }
 
-    const std::size_t unit = sequencer_of(item.instruction);
+    const std::size_t unit = sequencer_of(staging_);
     EngineQueue& queue = *queues_[unit];
     while (queue.full()) sc_core::wait(queue.popped);
 
     const sc_time now = sc_core::sc_time_stamp();
     retire_until(now);
     dependency_scratch_.clear();
-    const Instruction& instruction = item.instruction;
-    tracker_.add(id, {instruction.reads.data(), instruction.num_reads},
-                 {instruction.writes.data(), instruction.num_writes}, dependency_scratch_);
+    tracker_.add(id, {staging_.reads.data(), staging_.num_reads},
+                 {staging_.writes.data(), staging_.num_writes}, dependency_scratch_);
+    Queued& item = queue.back_slot();
+    item.instruction = staging_;
+    item.id = id;
+    item.pushed_at = now;
+    item.dependency_count = 0;
+    item.more_dependencies.clear();
     for (const deps::Dependency& dependency : dependency_scratch_) {
       if (item.dependency_count < item.dependencies.size()) {
         item.dependencies[item.dependency_count++] = dependency.producer;
@@ -156,9 +159,8 @@ void NeuronCore::dispatcher_thread() {
     }
     record.id = id;
     record.scheduled = false;
-    record.engine = instruction.engine;
-    item.pushed_at = now;
-    queue.items_.push_back(std::move(item));
+    record.engine = staging_.engine;
+    queue.push_back();
     queue.pushed.notify();
   }
   dispatch_done_ = true;
@@ -307,7 +309,7 @@ void NeuronCore::sequencer_thread(std::size_t unit) {
       }
       sc_core::wait(queue.pushed);
     }
-    Queued& item = queue.items_.front();
+    Queued& item = queue.front();
     const Instruction& instruction = item.instruction;
     InFlight& record = slot(item.id);
 
@@ -461,12 +463,12 @@ void NeuronCore::sequencer_thread(std::size_t unit) {
       observer_(timing);
     }
     if (completes_later) {
-      dma_waiting_.push_back(PendingDma{std::move(item), end});
+      dma_waiting_.push_back(PendingDma{item, end});
       dma_work_.notify();
     } else {
       finish(record, producer, end, visible);
     }
-    queue.items_.pop_front();
+    queue.pop_front();
     queue.popped.notify();
   }
 }

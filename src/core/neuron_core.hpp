@@ -98,17 +98,28 @@ class NeuronCore : public sc_core::sc_module, public DmaClient {
     sc_core::sc_event scheduled_event;
   };
 
+  /// Bounded FIFO of one sequencer, a ring of preallocated entries (no allocation per
+  /// instruction). The dispatcher fills back(), the sequencer works on front() in place.
   class EngineQueue {
    public:
-    explicit EngineQueue(std::size_t depth) : depth_(depth) {}
-    bool full() const { return items_.size() >= depth_; }
-    bool empty() const { return items_.empty(); }
-    std::deque<Queued> items_;
+    explicit EngineQueue(std::size_t depth) : entries_(depth) {}
+    bool full() const { return size_ == entries_.size(); }
+    bool empty() const { return size_ == 0; }
+    Queued& front() { return entries_[head_]; }
+    /// The entry the next push_back() publishes; fill it first.
+    Queued& back_slot() { return entries_[(head_ + size_) % entries_.size()]; }
+    void push_back() { ++size_; }
+    void pop_front() {
+      head_ = (head_ + 1) % entries_.size();
+      --size_;
+    }
     sc_core::sc_event pushed;
     sc_core::sc_event popped;
 
    private:
-    std::size_t depth_;
+    std::vector<Queued> entries_;
+    std::size_t head_ = 0;
+    std::size_t size_ = 0;
   };
 
   /// A triggered DMA whose dependencies are not all visible yet.
@@ -149,6 +160,7 @@ class NeuronCore : public sc_core::sc_module, public DmaClient {
 
   deps::DependencyTracker tracker_;
   std::vector<deps::Dependency> dependency_scratch_;
+  kernel::Instruction staging_;  ///< the dispatcher's next instruction
   std::vector<InFlight> in_flight_;
   /// (visible + semaphore latency, id) of scheduled instructions not yet retired, min first.
   std::priority_queue<std::pair<sc_core::sc_time, std::uint64_t>,

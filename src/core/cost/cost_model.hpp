@@ -1,7 +1,7 @@
 // Engine cost models: how long one instruction keeps its engine busy, as a pure function of the
 // instruction and the generation's parameters (facts.md §2-7, §13; formulas in
 // docs/cost-models.md). Models TensorE (LoadStationary/MultiplyMoving, transpose, FP8 double row,
-// MX, PE tiles), VectorE, ScalarE and GpSimdE per-op costs, and a placeholder DMA time. Leaves out
+// MX, PE tiles), VectorE, ScalarE and GpSimdE per-op costs; DMA timing lives in src/dma. Leaves out
 // everything that needs time or other instructions: dependencies, queueing, LS/MM overlap,
 // concurrent PE tiles, shared ports, DMA/HBM contention (the timing model's job; it passes what it
 // knows in CostContext). TensorE throttling is the separate TensorThrottle.
@@ -53,11 +53,6 @@ EngineCost gpsimd_cost(const kernel::Instruction& instruction, const config::Par
 /// Dispatches on instruction.engine; only the four compute engines (std::logic_error otherwise).
 EngineCost engine_cost(const kernel::Instruction& instruction, const config::Params& params,
                        const CostContext& context = {});
-
-/// Placeholder DMA time of dma_copy / dma_transpose in ns, uncontended: fixed cost + descriptor
-/// generation cost + bytes / (bandwidth of the engines the transfer spreads over). The DMA/HBM
-/// model replaces this; keep every caller behind this one function.
-double dma_simple_ns(const kernel::Instruction& instruction, const config::Params& params);
 
 /// The rectangle of PEs a TensorE instruction occupies, rounded out to pe_tile_granularity.
 /// Rows are the contraction partitions (PE row i reads SBUF partition i); columns are the

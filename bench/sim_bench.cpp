@@ -1,0 +1,70 @@
+// Simulator speed: simulated instructions per wall-second and peak RSS of one whole run.
+// Usage: sim_bench KERNEL.json [CONFIG] [--param N=V]...
+// Prints one line of numbers (see docs/performance.md); not a test.
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/load.hpp"
+#include "core/simulation.hpp"
+#include "kernel/parse.hpp"
+#include "kernel/prepare.hpp"
+#include "kernel/stream.hpp"
+#include "kernel/target_from_config.hpp"
+
+namespace {
+
+class StreamSource final : public trnsim::core::InstructionSource {
+ public:
+  StreamSource(const trnsim::kernel::PreparedKernel& kernel, std::uint32_t pid)
+      : stream_(kernel, pid) {}
+  bool next(trnsim::kernel::Instruction& out) override { return stream_.next(out); }
+
+ private:
+  trnsim::kernel::InstructionStream stream_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace trnsim;
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: sim_bench KERNEL.json [CONFIG] [--param N=V]...\n");
+    return 2;
+  }
+  std::string config_name = "trn2";
+  kernel::ParseOptions options;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--param" && i + 1 < argc) {
+      options.param_overrides.push_back(kernel::parse_param_override(argv[++i]));
+    } else {
+      config_name = arg;
+    }
+  }
+  const config::LoadedConfig config = config::load_config(config_name);
+  auto program =
+      std::make_shared<const kernel::Program>(kernel::parse_program_file(argv[1], options));
+  const kernel::PreparedKernel prepared =
+      kernel::prepare_kernel(program, kernel::target_from_params(config.params));
+  const auto begin = std::chrono::steady_clock::now();
+  const core::SimulationResult result = core::simulate(
+      config.params, prepared.cores,
+      [&prepared](std::uint32_t pid) { return std::make_unique<StreamSource>(prepared, pid); });
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  std::printf(
+      "%s on %s: %llu instructions in %.3f s wall = %.3f M instr/s; simulated %.1f us; peak RSS "
+      "%.1f MiB\n",
+      program->name.c_str(), config.params.name.c_str(),
+      static_cast<unsigned long long>(result.instructions), seconds,
+      static_cast<double>(result.instructions) / seconds / 1e6, result.kernel_ns / 1e3,
+      static_cast<double>(usage.ru_maxrss) / 1024.0);
+  return 0;
+}
