@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "kernel/instruction.hpp"
@@ -17,6 +19,11 @@ class InstructionSource {
   /// Writes the next instruction in program order into `out`; false at the end of the program.
   /// Bad input found while walking (e.g. a loop-dependent slice out of bounds) throws InputError.
   virtual bool next(kernel::Instruction& out) = 0;
+  /// Global core indices of a core_barrier/collective group id (kernel::Instruction::core_group,
+  /// not kAllCores), as the stream interned it. Empty when unknown.
+  virtual std::span<const std::uint32_t> core_group(std::uint32_t /*id*/) const { return {}; }
+  /// Where an instruction came from, for messages: "FILE: POINTER OP (loop values)".
+  virtual std::string location(const kernel::Instruction& /*instruction*/) const { return {}; }
 };
 
 /// A fixed list of instructions (tests, small benchmarks).

@@ -30,6 +30,7 @@ sc_time ns(double value) {
 /// The sequencer that executes (or, for DMAs, triggers) an instruction.
 std::size_t sequencer_of(const Instruction& instruction) {
   if (instruction.engine == Engine::kDma) return static_cast<std::size_t>(instruction.dma_trigger);
+  if (instruction.engine == Engine::kCollective) return static_cast<std::size_t>(Engine::kSync);
   return static_cast<std::size_t>(instruction.engine);
 }
 
@@ -63,21 +64,27 @@ double peak_flops_for(const Instruction& instruction, const config::Params& para
 
 }  // namespace
 
-sc_time BarrierHub::arrive() {
-  const std::uint64_t generation = generation_;
-  if (++arrived_ == participants_) {
-    arrived_ = 0;
-    ++generation_;
-    released_.notify();
+sc_time BarrierHub::arrive(std::span<const std::uint32_t> group) {
+  std::vector<std::uint32_t> key(group.begin(), group.end());
+  std::sort(key.begin(), key.end());
+  key.erase(std::unique(key.begin(), key.end()), key.end());
+  const auto participants = key.empty() ? cores_ : static_cast<std::uint32_t>(key.size());
+  Barrier& barrier = barriers_[key];
+  const std::uint64_t generation = barrier.generation;
+  if (++barrier.arrived == participants) {
+    barrier.arrived = 0;
+    ++barrier.generation;
+    barrier.released->notify();
     return sc_core::sc_time_stamp();
   }
-  while (generation_ == generation) sc_core::wait(released_);
+  while (barrier.generation == generation) sc_core::wait(*barrier.released);
   return sc_core::sc_time_stamp();
 }
 
 NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& params,
                        std::uint32_t pid, std::unique_ptr<InstructionSource> source,
-                       DmaBackend& dma, BarrierHub* barrier, InstructionObserver observer)
+                       DmaBackend& dma, CollectiveBackend* collectives, BarrierHub* barrier,
+                       InstructionObserver observer)
     : sc_module(name),
       params_(params),
       pid_(pid),
@@ -88,8 +95,16 @@ NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& param
       issue_time_(ns(params.sequencer.issue_ns)),
       in_flight_(kInFlightCapacity),
       dma_(dma),
+      collectives_(collectives),
       throttle_(params_.tensor) {
   stats_.pid = pid;
+  const auto granularity = static_cast<std::size_t>(std::max(1, params.tensor.pe_tile_granularity));
+  pe_grid_cols_ =
+      std::max<std::size_t>(1, static_cast<std::size_t>(params.tensor.cols) / granularity);
+  pe_cells_.assign(
+      pe_grid_cols_ *
+          std::max<std::size_t>(1, static_cast<std::size_t>(params.tensor.rows) / granularity),
+      SC_ZERO_TIME);
   last_id_on_engine_.fill(kNoId);
   for (auto& queue : queues_) {
     queue = std::make_unique<EngineQueue>(static_cast<std::size_t>(params.sequencer.queue_depth));
@@ -263,8 +278,26 @@ void NeuronCore::dma_dispatch_thread() {
     }
     PendingDma dma = std::move(first->second);
     dma_ready_.erase(first);
-    // The record is finished by dma_complete(), possibly from inside submit().
-    dma_.submit(pid_, dma.item.id, dma.item.instruction, *this);
+    const Instruction& instruction = dma.item.instruction;
+    // The record is finished by dma_complete()/collective_complete(), possibly from inside
+    // submit().
+    if (instruction.engine == Engine::kDma) {
+      dma_.submit(pid_, dma.item.id, instruction, *this);
+    } else if (collectives_ != nullptr) {
+      std::span<const std::uint32_t> group;
+      if (instruction.core_group != kernel::kAllCores) {
+        group = source_->core_group(instruction.core_group);
+      }
+      collectives_->submit(pid_, dma.item.id, instruction, group, *this);
+    } else {
+      error_ = std::make_exception_ptr(InputError(
+          source_->location(instruction),
+          std::string(kernel::opcode_name(instruction.opcode)) +
+              ": collectives and send/recv need a system with collective-communication cores; "
+              "this build does not model them yet"));
+      sc_core::sc_stop();
+      return;
+    }
   }
 }
 
@@ -292,6 +325,18 @@ void NeuronCore::dma_complete(std::uint64_t id, const sc_time& complete, double 
   finish(record, Engine::kDma, complete, complete);
 }
 
+void NeuronCore::collective_complete(std::uint64_t id, const sc_time& complete) {
+  InFlight& record = slot(id);
+  EngineStats& stats = stats_.engines[static_cast<std::size_t>(Engine::kCollective)];
+  // Busy: the union of this core's collective intervals (from submission to completion).
+  const sc_time now = sc_core::sc_time_stamp();
+  if (complete > collective_busy_until_) {
+    stats.active_ns += to_ns(complete - std::max(now, collective_busy_until_));
+    collective_busy_until_ = complete;
+  }
+  finish(record, Engine::kCollective, complete, complete);
+}
+
 void NeuronCore::sequencer_thread(std::size_t unit) {
   EngineQueue& queue = *queues_[unit];
   const Engine engine = static_cast<Engine>(unit);
@@ -317,12 +362,44 @@ void NeuronCore::sequencer_thread(std::size_t unit) {
     std::uint64_t waited_on_id = 0;
     // A DMA trigger does not wait for the DMA's data: the DMA waits for its own dependencies
     // (dma_dispatch_thread) while the trigger engine goes on with its next instruction.
-    const bool is_dma = instruction.engine == Engine::kDma;
+    const bool is_dma =
+        instruction.engine == Engine::kDma || instruction.engine == Engine::kCollective;
     const sc_time deps_ready =
         is_dma ? SC_ZERO_TIME : dependencies_ready(item, engine, waited_on, waited_on_id);
     const sc_time now = sc_core::sc_time_stamp();
+    // When the engine could start it, dependencies aside. TensorE issues in order but runs
+    // instructions on disjoint PE tiles (and, where the generation has it, transposes in the
+    // background) concurrently: it waits for the tiles it uses, not for the whole array.
+    sc_time engine_available = engine_free_at_[unit];
+    std::uint32_t lane = 0;
+    std::size_t first_cell = 0;
+    std::size_t cell_rows = 0;
+    std::size_t cell_cols = 0;
+    bool background = false;
+    if (engine == Engine::kTensor) {
+      background =
+          params_.tensor.background_transpose && instruction.opcode == Opcode::kNcTranspose;
+      engine_available = tensor_issue_at_;
+      if (background) {
+        engine_available = std::max(engine_available, background_transpose_free_at_);
+        lane = static_cast<std::uint32_t>(pe_cells_.size());
+      } else {
+        const cost::PeTile tile = cost::pe_tile(instruction, params_);
+        const auto granularity = static_cast<std::uint32_t>(params_.tensor.pe_tile_granularity);
+        first_cell = (tile.row_begin / granularity) * pe_grid_cols_ + tile.col_begin / granularity;
+        cell_rows = std::max<std::size_t>(1, tile.rows / granularity);
+        cell_cols = std::max<std::size_t>(1, tile.cols / granularity);
+        for (std::size_t r = 0; r < cell_rows; ++r) {
+          for (std::size_t c = 0; c < cell_cols; ++c) {
+            engine_available =
+                std::max(engine_available, pe_cells_[first_cell + r * pe_grid_cols_ + c]);
+          }
+        }
+        lane = static_cast<std::uint32_t>(first_cell);
+      }
+    }
     // Dependency waits count from when the engine could otherwise have started.
-    const sc_time earliest = std::max(engine_free_at_[unit], item.pushed_at);
+    const sc_time earliest = std::max(engine_available, item.pushed_at);
     sc_time start = std::max({earliest, deps_ready, now});
     const double wait_ns = deps_ready > earliest ? to_ns(deps_ready - earliest) : 0.0;
     const bool depends_on_recent = [&] {
@@ -358,9 +435,22 @@ void NeuronCore::sequencer_thread(std::size_t unit) {
       }
       slice_start_ns = to_ns(start);
       completes_later = true;
+    } else if (instruction.engine == Engine::kCollective) {
+      if (start > now) sc_core::wait(start - now);
+      end = start + issue_time_;
+      busy_ns = to_ns(issue_time_);
+      EngineStats& collective_stats = stats_.engines[static_cast<std::size_t>(Engine::kCollective)];
+      ++collective_stats.instructions;
+      ++collective_stats.op_counts[static_cast<std::size_t>(instruction.opcode)];
+      slice_start_ns = to_ns(start);
+      completes_later = true;
     } else if (instruction.opcode == Opcode::kCoreBarrier) {
       if (start > now) sc_core::wait(start - now);
-      end = barrier_ != nullptr ? barrier_->arrive() : start;
+      std::span<const std::uint32_t> group;
+      if (instruction.core_group != kernel::kAllCores) {
+        group = source_->core_group(instruction.core_group);
+      }
+      end = barrier_ != nullptr ? barrier_->arrive(group) : start;
       end = std::max(end, start + issue_time_);
       visible = end;
       busy_ns = to_ns(end - start);
@@ -399,9 +489,22 @@ void NeuronCore::sequencer_thread(std::size_t unit) {
       stats_.throttled_ns += end_ns - start_ns - full_rate_ns;
       end = ns(end_ns);
       visible = end + ns(cost.latency_cycles * cycle_ns);
-      slice_start_ns = std::max(to_ns(ls_start), to_ns(engine_free_at_[unit]));
+      slice_start_ns = std::max(to_ns(ls_start), to_ns(engine_available));
       slice_start_ns = std::min(slice_start_ns, start_ns);
-      busy_ns = end_ns - slice_start_ns;
+      // Busy time is the union over concurrent tiles.
+      busy_ns = end > tensor_busy_until_
+                    ? end_ns - std::max(slice_start_ns, to_ns(tensor_busy_until_))
+                    : 0.0;
+      tensor_busy_until_ = std::max(tensor_busy_until_, end);
+      tensor_issue_at_ = start;
+      if (background) {
+        background_transpose_free_at_ = end;
+      } else {
+        for (std::size_t r = 0; r < cell_rows; ++r) {
+          for (std::size_t c = 0; c < cell_cols; ++c)
+            pe_cells_[first_cell + r * pe_grid_cols_ + c] = end;
+        }
+      }
       if (is_matmul) {
         stats_.matmul_flops += instruction.flops;
         stats_.tensor_ideal_ns +=
@@ -460,6 +563,7 @@ void NeuronCore::sequencer_thread(std::size_t unit) {
       timing.wait_ns = wait_ns;
       timing.waited_on = waited_on;
       timing.waited_on_sequence = waited_on_id;
+      timing.lane = lane;
       observer_(timing);
     }
     if (completes_later) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "config/params.hpp"
+#include "core/collective_backend.hpp"
 #include "core/core_stats.hpp"
 #include "core/cost/cost_model.hpp"
 #include "core/cost/tensor_throttle.hpp"
@@ -32,19 +33,23 @@
 
 namespace trnsim::core {
 
-/// Rendezvous for core_barrier across the cores of one simulation. A core arriving waits until
-/// `participants` cores have arrived for the same barrier generation.
+/// Rendezvous for core_barrier across the cores of one simulation. A core arriving at a barrier
+/// of a group waits until every core of that group has arrived at it.
 class BarrierHub {
  public:
-  explicit BarrierHub(std::uint32_t participants) : participants_(participants) {}
-  /// Blocks the calling SystemC thread until all participants arrived. Returns the release time.
-  sc_core::sc_time arrive();
+  explicit BarrierHub(std::uint32_t cores) : cores_(cores) {}
+  /// Blocks the calling SystemC thread until every core in `group` (empty: all cores) arrived.
+  /// Returns the release time.
+  sc_core::sc_time arrive(std::span<const std::uint32_t> group);
 
  private:
-  std::uint32_t participants_;
-  std::uint32_t arrived_ = 0;
-  std::uint64_t generation_ = 0;
-  sc_core::sc_event released_;
+  struct Barrier {
+    std::uint32_t arrived = 0;
+    std::uint64_t generation = 0;
+    std::unique_ptr<sc_core::sc_event> released = std::make_unique<sc_core::sc_event>();
+  };
+  std::uint32_t cores_;
+  std::map<std::vector<std::uint32_t>, Barrier> barriers_;  ///< by sorted group
 };
 
 /// Per-instruction observer (traces, profiles). Called once per instruction when its timing is
@@ -57,20 +62,25 @@ struct InstructionTiming {
   double wait_ns = 0;     ///< dependency wait before start
   kernel::Engine waited_on = kernel::Engine::kSync;  ///< producer engine of the longest wait
   std::uint64_t waited_on_sequence = 0;              ///< its sequence number (if wait_ns > 0)
+  /// Sub-track of the engine: 0 for everything but TensorE instructions that run concurrently
+  /// (PE tiles: index of the first PE tile cell used; background transposes: the cell count).
+  /// Instructions of one engine and lane never overlap in time.
+  std::uint32_t lane = 0;
 };
 using InstructionObserver = std::function<void(const InstructionTiming&)>;
 
-class NeuronCore : public sc_core::sc_module, public DmaClient {
+class NeuronCore : public sc_core::sc_module, public DmaClient, public CollectiveClient {
  public:
   /// Engines with a sequencer and an instruction queue, in kernel::Engine order.
   static constexpr std::size_t kSequencers = 5;  // tensor, vector, scalar, gpsimd, sync
 
   NeuronCore(sc_core::sc_module_name name, const config::Params& params, std::uint32_t pid,
-             std::unique_ptr<InstructionSource> source, DmaBackend& dma, BarrierHub* barrier,
-             InstructionObserver observer);
+             std::unique_ptr<InstructionSource> source, DmaBackend& dma,
+             CollectiveBackend* collectives, BarrierHub* barrier, InstructionObserver observer);
 
   void dma_complete(std::uint64_t id, const sc_core::sc_time& complete,
                     double transfer_ns) override;
+  void collective_complete(std::uint64_t id, const sc_core::sc_time& complete) override;
 
   const CoreStats& stats() const { return stats_; }
   bool finished() const { return finished_; }
@@ -122,14 +132,14 @@ class NeuronCore : public sc_core::sc_module, public DmaClient {
     std::size_t size_ = 0;
   };
 
-  /// A triggered DMA whose dependencies are not all visible yet.
+  /// A triggered DMA or collective whose dependencies are not all visible yet.
   struct PendingDma {
     Queued item;
     sc_core::sc_time issued;  ///< when the trigger engine issued it
   };
 
   void dispatcher_thread();
-  /// Starts triggered DMAs once their dependencies are visible, earliest first.
+  /// Starts triggered DMAs and collectives once their dependencies are visible, earliest first.
   void dma_dispatch_thread();
   /// Non-blocking: true when every dependency of `item` is scheduled; then `ready` is when the
   /// last becomes visible to `consumer` (with semaphore latency) and last_* name that producer.
@@ -169,14 +179,23 @@ class NeuronCore : public sc_core::sc_module, public DmaClient {
   std::array<std::unique_ptr<EngineQueue>, kSequencers> queues_;
   std::array<sc_core::sc_time, kSequencers> engine_free_at_{};
   std::array<std::uint64_t, kSequencers> last_id_on_engine_{};
+  // TensorE concurrency: PE tiles (row-major grid of pe_tile_granularity cells) and the
+  // background transpose unit.
+  std::size_t pe_grid_cols_ = 1;
+  std::vector<sc_core::sc_time> pe_cells_;  ///< when each cell is free
+  sc_core::sc_time background_transpose_free_at_;
+  sc_core::sc_time tensor_issue_at_;    ///< start of the previous TensorE instruction (in order)
+  sc_core::sc_time tensor_busy_until_;  ///< end of the union of TensorE busy intervals
   sc_core::sc_time shared_sbuf_port_free_at_;  ///< NC-v2: VectorE/GpSimdE SBUF port
   sc_core::sc_time shared_psum_port_free_at_;  ///< NC-v2: VectorE/ScalarE PSUM port
   DmaBackend& dma_;
+  CollectiveBackend* collectives_;  ///< null: the system has no collective model
   std::deque<PendingDma> dma_waiting_;
   /// Ready DMAs by (time their dependencies are visible, id): started in this order.
   std::map<std::pair<sc_core::sc_time, std::uint64_t>, PendingDma> dma_ready_;
-  sc_core::sc_event dma_work_;       ///< a DMA was triggered or a record became scheduled
-  sc_core::sc_time dma_busy_until_;  ///< end of the union of DMA data-movement intervals
+  sc_core::sc_event dma_work_;  ///< a DMA was triggered or a record became scheduled
+  sc_core::sc_time dma_busy_until_;
+  sc_core::sc_time collective_busy_until_;  ///< end of the union of DMA data-movement intervals
   cost::TensorThrottle throttle_;
   std::uint64_t next_id_ = 0;
   std::uint32_t running_sequencers_ = kSequencers;

@@ -5,21 +5,25 @@
 #include <string>
 
 #include "core/dma_model.hpp"
+#include "util/error.hpp"
 
 namespace trnsim::core {
 
 SimulationResult simulate(const config::Params& params, std::uint32_t cores,
-                          const SourceFactory& make_source, const InstructionObserver& observer) {
+                          const SourceFactory& make_source, const InstructionObserver& observer,
+                          const CollectiveBackendFactory& make_collectives) {
   // Femtosecond resolution: engine cycles (e.g. 1/2.4 GHz) accumulate no visible rounding.
   sc_core::sc_set_time_resolution(1, sc_core::SC_FS);
   BarrierHub barrier(cores);
   SimpleDmaBackend dma(params, cores);
+  std::unique_ptr<CollectiveBackend> collectives =
+      make_collectives ? make_collectives(params, cores, dma) : nullptr;
   std::vector<std::unique_ptr<NeuronCore>> modules;
   modules.reserve(cores);
   for (std::uint32_t pid = 0; pid < cores; ++pid) {
     const std::string name = "core" + std::to_string(pid);
     modules.push_back(std::make_unique<NeuronCore>(name.c_str(), params, pid, make_source(pid), dma,
-                                                   &barrier, observer));
+                                                   collectives.get(), &barrier, observer));
   }
   sc_core::sc_start();
   SimulationResult result;
@@ -28,8 +32,9 @@ SimulationResult simulate(const config::Params& params, std::uint32_t cores,
   }
   for (const auto& core : modules) {
     if (!core->finished()) {
-      throw std::logic_error("core " + std::to_string(core->stats().pid) +
-                             " did not finish: a core_barrier that not every core reaches?");
+      throw InputError("kernel", "core " + std::to_string(core->stats().pid) +
+                                     " never finished: it waits at a core_barrier or collective "
+                                     "that not every core of its group reaches");
     }
     result.cores.push_back(core->stats());
     result.kernel_ns = std::max(result.kernel_ns, core->stats().end_ns);

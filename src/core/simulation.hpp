@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "config/params.hpp"
+#include "core/collective_backend.hpp"
 #include "core/core_stats.hpp"
+#include "core/dma_backend.hpp"
 #include "core/instruction_source.hpp"
 #include "core/neuron_core.hpp"
 
@@ -27,9 +29,16 @@ struct SimulationResult {
 /// Makes the instruction source of core `pid`.
 using SourceFactory = std::function<std::unique_ptr<InstructionSource>(std::uint32_t pid)>;
 
+/// Builds the system's collective backend for `cores` cores (called once, during elaboration,
+/// after the DMA backend exists, so collective traffic can share the DMA engines and HBM), or
+/// returns null when collectives are not modelled.
+using CollectiveBackendFactory = std::function<std::unique_ptr<CollectiveBackend>(
+    const config::Params&, std::uint32_t cores, DmaBackend& dma)>;
+
 /// Runs `cores` NeuronCores. Rethrows the first InputError raised while walking a program.
 SimulationResult simulate(const config::Params& params, std::uint32_t cores,
                           const SourceFactory& make_source,
-                          const InstructionObserver& observer = {});
+                          const InstructionObserver& observer = {},
+                          const CollectiveBackendFactory& make_collectives = {});
 
 }  // namespace trnsim::core
