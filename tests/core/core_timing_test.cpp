@@ -113,33 +113,34 @@ TEST(CoreTiming, ThrottleRampsFromHalfRate) {
 }
 
 TEST(CoreTiming, MatmulsOnDisjointPeTilesRunConcurrently) {
-  // Two 32x32 matmuls: the first uses PE rows 0-31 (its K partitions) and columns 0-31 (its
-  // output partitions), the second rows 32-63 and columns 32-63. Each costs
-  // max(min(64, 32), 512) = 512 cycles; LoadStationary 32/4 = 8 cycles each on the one LS unit.
-  // The second MM starts after its LS (8 + 8 cycles) and runs beside the first:
-  // end = 16 + 512 cycles, visible 256 cycles later.
-  auto kernel = [](const std::string& second) {
+  // Small matmuls occupy a PE tile: rows = the stationary's K partitions, columns = the output
+  // partitions (rounded to the 32-PE granularity on Trainium2). Each matmul below costs
+  // max(min(64, 32), 256) = 256 cycles; LoadStationary 32/4 = 8 cycles on the one LS unit.
+  auto kernel = [](const std::string& second_dst, const std::string& second_rows) {
     return R"({
     "format": "trnsim-kernel/1", "name": "tiles",
     "tensors": {
       "s": {"memory": "sbuf", "dtype": "bfloat16", "shape": [128, 32]},
-      "m": {"memory": "sbuf", "dtype": "bfloat16", "shape": [128, 512]},
+      "m": {"memory": "sbuf", "dtype": "bfloat16", "shape": [128, 256]},
       "acc": {"memory": "psum", "dtype": "float32", "shape": [128, 512]}
     },
     "program": [
-      {"op": "nc_matmul", "dst": "acc[0:32]", "stationary": "s[0:32]", "moving": "m[0:32]"},
-      {"op": "nc_matmul", "dst": "acc[32:64]", "stationary": "s[)" +
-           second + R"(]", "moving": "m[)" + second + R"(]"}
+      {"op": "nc_matmul", "dst": "acc[0:32, 0:256]", "stationary": "s[0:32]", "moving": "m[0:32]"},
+      {"op": "nc_matmul", "dst": "acc[)" +
+           second_dst + R"(]", "stationary": "s[)" + second_rows + R"(]", "moving": "m[)" +
+           second_rows + R"(]"}
     ]})";
   };
+  // Rows 32-63 x columns 32-63: disjoint from the first tile, so it runs beside it once its LS
+  // (after the first LS) is done: end = 8 + 8 + 256 cycles, visible 256 cycles later.
   const auto concurrent =
-      simulate_in_child(kernel("32:64"), "trn2", {"tensor.throttle_enabled=false"});
-  EXPECT_NEAR(kernel_ns(concurrent), (16 + 512 + 256) / 2.4, 0.01);
-  // The second matmul on PE rows 0-31 again (same rows as the first): they serialise. Its LS
-  // is hidden behind the first MM: 8 + 512 + 512 + 256 cycles.
+      simulate_in_child(kernel("32:64, 0:256", "32:64"), "trn2", {"tensor.throttle_enabled=false"});
+  EXPECT_NEAR(kernel_ns(concurrent), (16 + 256 + 256) / 2.4, 0.01);
+  // Rows 0-31 x columns 0-31 again (other PSUM bytes, so no data dependency): the same PE tile,
+  // so it waits for the first; same stationary, so no LS: 8 + 256 + 256 + 256 cycles.
   const auto serialised =
-      simulate_in_child(kernel("0:32"), "trn2", {"tensor.throttle_enabled=false"});
-  EXPECT_NEAR(kernel_ns(serialised), (8 + 512 + 512 + 256) / 2.4, 0.01);
+      simulate_in_child(kernel("0:32, 256:512", "0:32"), "trn2", {"tensor.throttle_enabled=false"});
+  EXPECT_NEAR(kernel_ns(serialised), (8 + 256 + 256 + 256) / 2.4, 0.01);
 }
 
 TEST(CoreTiming, DoubleBufferingOverlapsDmaAndCompute) {
