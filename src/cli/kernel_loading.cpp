@@ -1,0 +1,92 @@
+#include "cli/kernel_loading.hpp"
+
+#include <fstream>
+#include <iterator>
+
+#include "kernel/parse.hpp"
+#include "kernel/stream.hpp"
+#include "kernel/target_from_config.hpp"
+#include "util/error.hpp"
+#include "util/hash.hpp"
+
+namespace trnsim::cli {
+
+namespace {
+
+class StreamSource final : public core::InstructionSource {
+ public:
+  StreamSource(const kernel::PreparedKernel& kernel, std::uint32_t pid) : stream_(kernel, pid) {}
+  bool next(kernel::Instruction& out) override { return stream_.next(out); }
+  std::span<const std::uint32_t> core_group(std::uint32_t id) const override {
+    return stream_.core_group(id);
+  }
+  std::string location(const kernel::Instruction& instruction) const override {
+    return stream_.kernel().prog().location(instruction.source);
+  }
+
+ private:
+  kernel::InstructionStream stream_;
+};
+
+}  // namespace
+
+void add_kernel_arguments(CLI::App& command, KernelArguments& arguments) {
+  command.add_option("KERNEL", arguments.kernel_path, "Kernel JSON file (trnsim-kernel/1)")
+      ->required();
+  command.add_option("-c,--config", arguments.config,
+                     "Built-in config name or JSON file (default: trn2)");
+  command.add_option("--set", arguments.sets, "Override a config parameter: dotted.key=value")
+      ->take_all();
+  command
+      .add_option("-p,--param", arguments.params,
+                  "Override a kernel param: NAME=VALUE (an integer expression)")
+      ->take_all();
+}
+
+LoadedKernel load_kernel(const KernelArguments& arguments) {
+  LoadedKernel loaded;
+  loaded.config = config::load_config(arguments.config, arguments.sets);
+
+  std::ifstream file(arguments.kernel_path, std::ios::binary);
+  if (!file) {
+    throw InputError(arguments.kernel_path, "cannot open the kernel file");
+  }
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  kernel::ParseOptions options;
+  std::uint64_t hash = util::fnv1a64(text);
+  for (const std::string& assignment : arguments.params) {
+    options.param_overrides.push_back(kernel::parse_param_override(assignment));
+    hash = util::fnv1a64("\n--param " + assignment, hash);
+  }
+  loaded.kernel_hash = util::hex64(hash);
+  loaded.program = std::make_shared<const kernel::Program>(
+      kernel::parse_program_text(text, arguments.kernel_path, options));
+  loaded.prepared =
+      kernel::prepare_kernel(loaded.program, kernel::target_from_params(loaded.config.params));
+  return loaded;
+}
+
+std::unique_ptr<core::InstructionSource> make_stream_source(const kernel::PreparedKernel& kernel,
+                                                            std::uint32_t pid) {
+  return std::make_unique<StreamSource>(kernel, pid);
+}
+
+report::RunInfo run_info(const LoadedKernel& loaded) {
+  report::RunInfo info;
+  const kernel::Program& program = *loaded.program;
+  info.kernel_name = program.name;
+  info.kernel_file = program.file;
+  info.params = nlohmann::json::object();
+  for (std::size_t i = 0; i < program.params.size(); ++i) {
+    const std::uint32_t slot = program.param_slot(i);
+    if (!program.params[i].per_core && slot < loaded.prepared.global_env.size()) {
+      info.params[program.params[i].name] = loaded.prepared.global_env[slot];
+    }
+  }
+  info.kernel_hash = loaded.kernel_hash;
+  info.config_name = loaded.config.params.name;
+  info.version = TRNSIM_VERSION;
+  return info;
+}
+
+}  // namespace trnsim::cli

@@ -1,0 +1,167 @@
+// Integer expressions of the kernel format (shared/spec/kernel-format.md section 2), Python
+// semantics: + - * // % (floor division and modulo for negatives), comparisons -> 0/1, and/or
+// (returning an operand, short-circuit), not, min(a, b), max(a, b), unary minus, parentheses.
+// An expression is compiled once against a Scope (name -> environment slot) into postfix code and
+// evaluated many times against an environment array of int64 values: no parsing, no name lookup
+// and no allocation per evaluation. Leaves out: floats, '/', '**', bit operators, calls other
+// than min/max.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace trnsim::kernel {
+
+/// Environment slots of the built-in names, identical for every kernel. Params follow at
+/// kBuiltinSlotCount, then one slot per loop nesting depth (see Program).
+enum BuiltinSlot : std::uint32_t {
+  kSlotPid = 0,             ///< this core's global index
+  kSlotNcores,              ///< value of `cores`
+  kSlotChip,                ///< pid // cores_per_chip
+  kSlotLocalCore,           ///< pid % cores_per_chip
+  kSlotCoresPerChip,        ///< NeuronCores per chip
+  kSlotPmax,                ///< partitions (Tensor Engine rows)
+  kSlotGemmStationaryFmax,  ///< Tensor Engine columns
+  kSlotGemmMovingFmax,      ///< largest moving free size (NKI tile_size)
+  kSlotPsumFmax,            ///< FP32 elements in one PSUM bank per partition
+  kSlotPsumNumBanks,        ///< PSUM banks
+  kSlotSbufPartitionBytes,  ///< usable SBUF bytes per partition
+  kBuiltinSlotCount
+};
+/// Names of the built-in slots, indexed by BuiltinSlot.
+const std::vector<std::string>& builtin_names();
+/// Slots whose value differs between the cores of one kernel (pid, chip, local_core).
+constexpr bool is_per_core_builtin(std::uint32_t slot) {
+  return slot == kSlotPid || slot == kSlotChip || slot == kSlotLocalCore;
+}
+
+/// Names visible to an expression, each bound to an environment slot. Lookup walks from the
+/// innermost scope outwards; the parent must outlive this scope.
+class Scope {
+ public:
+  explicit Scope(const Scope* parent = nullptr) : parent_(parent) {}
+  void add(std::string name, std::uint32_t slot) { entries_.emplace_back(std::move(name), slot); }
+  std::optional<std::uint32_t> find(std::string_view name) const;
+  /// Every visible name (for "did you mean").
+  std::vector<std::string> names() const;
+
+ private:
+  std::vector<std::pair<std::string, std::uint32_t>> entries_;
+  const Scope* parent_;
+};
+
+/// Thrown by Expr::eval; the caller adds the location (statement, loop values).
+struct ExprEvalError {
+  enum class Kind : std::uint8_t { kDivisionByZero, kOverflow };
+  Kind kind;
+  /// "division by zero in 'K // n'" style text (allocates: only on the error path).
+  std::string describe(const std::string& expression_text) const;
+};
+
+class Expr {
+ public:
+  Expr() = default;  ///< the constant 0
+  static Expr constant(std::int64_t value);
+  /// Compiles `text`. Throws InputError(where, message) for a syntax error, '/', an unknown name
+  /// (with the closest visible name), or a constant sub-expression that divides by zero.
+  static Expr compile(std::string_view text, const Scope& scope, const std::string& where);
+
+  /// Value for the environment `env` (indexed by slot). Throws ExprEvalError.
+  std::int64_t eval(const std::int64_t* env) const {
+    if (kind_ == Kind::kConstant) return constant_;
+    if (kind_ == Kind::kSlot) return env[slot_];
+    if (kind_ == Kind::kAffine) return eval_affine(env);
+    return run(env);
+  }
+  /// A copy specialised for one environment: slots for which `known(slot)` is true are replaced
+  /// by their value in `env`, constants are folded, and an expression that becomes affine in
+  /// the remaining slots (c + sum a_i * slot_i, up to kMaxAffineTerms terms) evaluates without
+  /// interpretation. Same value as this expression for any environment that agrees with `env`
+  /// on the known slots; text() is kept for messages.
+  template <typename Known>
+  Expr bind(const std::int64_t* env, Known known) const {
+    std::vector<bool> mask(slots_.empty() ? 0 : slots_.back() + 1, false);
+    for (std::uint32_t slot : slots_) mask[slot] = known(slot);
+    return bind_mask(env, mask);
+  }
+  bool is_constant() const { return kind_ == Kind::kConstant; }
+  std::int64_t constant_value() const { return constant_; }
+  /// Source text ("" for constants built with constant()).
+  const std::string& text() const { return text_; }
+  /// Environment slots read (sorted, unique).
+  const std::vector<std::uint32_t>& slots() const { return slots_; }
+  bool uses_slot_at_or_above(std::uint32_t first) const {
+    return !slots_.empty() && slots_.back() >= first;
+  }
+
+  enum class OpCode : std::uint8_t {
+    kConst,
+    kSlot,
+    kAdd,
+    kSub,
+    kMul,
+    kFloorDiv,
+    kMod,
+    kNeg,
+    kNot,
+    kLt,
+    kLe,
+    kGt,
+    kGe,
+    kEq,
+    kNe,
+    kMin,
+    kMax,
+    kJumpIfZeroElsePop,     ///< `and`: top == 0 -> jump (keep top), else pop
+    kJumpIfNonZeroElsePop,  ///< `or`: top != 0 -> jump (keep top), else pop
+  };
+  struct Op {
+    OpCode code;
+    std::int64_t operand;  ///< constant, slot, or jump target (index into code)
+  };
+
+ private:
+  enum class Kind : std::uint8_t { kConstant, kSlot, kAffine, kCode };
+  static constexpr std::size_t kMaxAffineTerms = 4;
+  std::int64_t run(const std::int64_t* env) const;
+  std::int64_t eval_affine(const std::int64_t* env) const {
+    std::int64_t value = constant_;
+    for (std::uint8_t i = 0; i < affine_terms_; ++i) {
+      std::int64_t term = 0;
+      if (__builtin_mul_overflow(affine_coefs_[i], env[affine_slots_[i]], &term) ||
+          __builtin_add_overflow(value, term, &value)) {
+        throw ExprEvalError{ExprEvalError::Kind::kOverflow};
+      }
+    }
+    return value;
+  }
+  Expr bind_mask(const std::int64_t* env, const std::vector<bool>& known) const;
+
+  Kind kind_ = Kind::kConstant;
+  std::int64_t constant_ = 0;
+  std::uint32_t slot_ = 0;
+  std::uint32_t stack_depth_ = 0;
+  std::uint8_t affine_terms_ = 0;
+  std::array<std::uint32_t, kMaxAffineTerms> affine_slots_{};
+  std::array<std::int64_t, kMaxAffineTerms> affine_coefs_{};
+  std::vector<Op> code_;
+  std::vector<std::uint32_t> slots_;
+  std::string text_;
+};
+
+/// Python floor division and modulo (the divisor is non-zero).
+constexpr std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+  const std::int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+constexpr std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
+  const std::int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
+}  // namespace trnsim::kernel

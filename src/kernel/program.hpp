@@ -1,0 +1,181 @@
+// The parsed kernel (shared/spec/kernel-format.md): params, cores, tensor declarations and a
+// statement tree (loops, conditions, instructions) whose expressions are compiled but not yet
+// evaluated. Target-independent: sizes, addresses and per-core values come later (load.hpp).
+// Statements live in one flat vector; loops and conditions refer to their bodies by index, so
+// memory is proportional to the kernel's JSON, never to its dynamic instruction count.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernel/expr.hpp"
+#include "kernel/instruction.hpp"
+#include "kernel/region.hpp"
+
+namespace trnsim::kernel {
+
+inline constexpr std::string_view kFormatVersion = "trnsim-kernel/1";
+
+struct TensorDecl {
+  std::string name;
+  std::string pointer;  ///< JSON pointer of the declaration, e.g. "/tensors/a_sb"
+  MemoryKind memory = MemoryKind::kHbm;
+  DType dtype = DType::kFloat32;
+  std::vector<Expr> shape;              ///< elements per dimension
+  std::uint32_t partition_dim = 0;      ///< on-chip: index of the partition dimension
+  bool per_core = false;                ///< HBM: one instance per core
+  std::optional<Expr> partition_start;  ///< on-chip placement; absent = 0
+  std::optional<Expr> offset;           ///< on-chip placement (bytes); absent = allocated
+};
+
+/// One index of an access pattern: an integer (drops the dimension) or a slice.
+struct IndexExpr {
+  bool is_slice = true;
+  bool has_start = false;  ///< slice: start given (else 0); integer: always true
+  bool has_stop = false;   ///< slice: stop given (else the dimension size)
+  bool has_step = false;   ///< slice: step given (else 1)
+  Expr start;              ///< integer index or slice start
+  Expr stop;
+  Expr step;
+};
+
+/// A compiled operand string such as "A[k*128:(k+1)*128, m]". `indices` has exactly one entry
+/// per dimension of the tensor (omitted trailing dimensions and '...' are expanded to ':').
+struct OperandExpr {
+  std::uint32_t tensor = kNoTensor;  ///< index into Program::tensors; kNoTensor = absent
+  std::string key;                   ///< attribute name ("dst", "moving", ...)
+  std::string text;                  ///< source text
+  std::string pointer;               ///< JSON pointer of the attribute
+  std::vector<IndexExpr> indices;
+  bool uses_loops = false;     ///< some index uses a loop variable
+  bool uses_per_core = false;  ///< some index uses pid/chip/local_core (directly or via a param)
+  bool present() const { return tensor != kNoTensor; }
+};
+
+/// A number-or-tensor attribute: absent, a number (JSON number, "inf"/"-inf"/"nan", or an integer
+/// expression), or a tensor (then the operand is in the instruction's slot for it).
+struct ScalarSpec {
+  ScalarKind kind = ScalarKind::kNone;
+  double number = 0.0;       ///< kImmediate without expression
+  std::optional<Expr> expr;  ///< kImmediate given as an integer expression
+};
+
+/// Attributes of an instruction statement. Enumerated attributes are resolved at parse time;
+/// integer/boolean attributes stay expressions (they may use loop variables).
+struct InstructionSpec {
+  Opcode opcode = Opcode::kTensorCopy;
+  Engine engine = Engine::kVector;
+  std::array<OperandExpr, kSlotCount> operands{};  ///< by Slot (instruction.hpp table)
+
+  AluOp alu = AluOp::kNone;
+  AluOp op0 = AluOp::kNone;
+  AluOp op1 = AluOp::kNone;
+  ActivationFunc func = ActivationFunc::kCopy;
+  CompareOp cmp = CompareOp::kGe;
+  DgeMode dge = DgeMode::kNone;
+  Engine dma_trigger = Engine::kSync;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto;
+  ScalarSpec scale;     ///< activation scale (tensor in kAux1)
+  ScalarSpec bias;      ///< activation bias (tensor in kAux0)
+  ScalarSpec operand0;  ///< see Slot in instruction.hpp
+  ScalarSpec operand1;  ///< see Slot in instruction.hpp
+  ScalarSpec fill;      ///< memset value, affine_select fill (never a tensor)
+  bool double_row = false;
+
+  Expr accumulate;    ///< boolean (non-zero = true)
+  Expr is_transpose;  ///< boolean
+  Expr reverse0;      ///< boolean
+  Expr reverse1;      ///< boolean
+  Expr negate;        ///< boolean
+  Expr keepdims;      ///< boolean
+  Expr queue;         ///< integer 0..15
+  Expr peer;          ///< integer core index (send/recv)
+  /// tensor_reduce `axis`: logical axes of src (0 = partition axis, which is not allowed);
+  /// empty = every free axis.
+  std::vector<Expr> axes;
+  /// core_barrier `cores` / collective `group`; `all_cores` = the default "all".
+  bool all_cores = true;
+  std::vector<Expr> cores;
+  /// iota `expr` / affine_select `pred`: over p (partition), f (flattened free index) and
+  /// f0..f3 (per free dimension), plus the usual names. Compiled for checking only.
+  std::optional<Expr> pattern;
+  bool uses_loops = false;     ///< some attribute or operand uses a loop variable
+  bool uses_per_core = false;  ///< some attribute or operand depends on pid/chip/local_core
+};
+
+struct Statement {
+  enum class Kind : std::uint8_t { kInstruction, kLoop, kIf };
+  Kind kind = Kind::kInstruction;
+  std::string pointer;          ///< JSON pointer, e.g. "/program/0/body/2"
+  std::string name;             ///< instruction "name" attribute ("" when absent)
+  std::uint8_t depth = 0;       ///< number of enclosing loops
+  std::uint32_t enclosing = 0;  ///< innermost enclosing loop statement (valid when depth > 0)
+
+  // kLoop: for VAR in range(start, stop, step); the variable lives in environment slot
+  // Program::loop_slot(depth).
+  std::string loop_var;
+  Expr start;
+  Expr stop;
+  Expr step;
+  // kIf
+  Expr condition;
+  std::vector<std::uint32_t> body;       ///< loop body or `then` (statement indices)
+  std::vector<std::uint32_t> else_body;  ///< `else`
+
+  std::uint32_t instruction = 0;  ///< kInstruction: index into Program::instructions
+};
+
+struct Param {
+  std::string name;
+  std::string pointer;  ///< "/params/N", or "--param N" when overridden
+  Expr value;
+  bool per_core = false;     ///< depends (transitively) on pid, chip or local_core
+  bool uses_ncores = false;  ///< depends (transitively) on ncores
+};
+
+struct Program {
+  std::string file;  ///< path of the kernel, used in messages ("<string>" when parsed from text)
+  std::string name;
+  std::string description;
+  std::vector<Param> params;               ///< declaration order
+  std::vector<std::uint32_t> param_order;  ///< evaluation order (dependencies first)
+  Expr cores = Expr::constant(1);
+  std::string cores_pointer = "/cores";
+  std::vector<TensorDecl> tensors;  ///< declaration order
+  std::vector<Statement> statements;
+  std::vector<InstructionSpec> instructions;
+  std::vector<std::uint32_t> program;  ///< top-level statement indices
+  std::uint32_t max_depth = 0;         ///< deepest loop nesting
+
+  std::uint32_t param_slot(std::size_t param) const {
+    return kBuiltinSlotCount + static_cast<std::uint32_t>(param);
+  }
+  std::uint32_t loop_slot(std::size_t depth) const {
+    return kBuiltinSlotCount + static_cast<std::uint32_t>(params.size() + depth);
+  }
+  /// Size of the evaluation environment (built-ins, params, one slot per loop depth).
+  std::uint32_t env_size() const { return loop_slot(max_depth); }
+
+  /// True when `expr` reads a loop variable.
+  bool uses_loops(const Expr& expr) const { return expr.uses_slot_at_or_above(loop_slot(0)); }
+  /// True when `expr` reads pid, chip, local_core or a param that depends on them.
+  bool uses_per_core(const Expr& expr) const;
+
+  std::optional<std::uint32_t> find_tensor(std::string_view tensor_name) const;
+  /// Trace label: the `name` attribute, or "<op> <pointer>" (spec section 6).
+  std::string label(std::uint32_t statement) const;
+  /// Names of the loops enclosing `statement`, outermost first.
+  std::vector<std::string> loop_names(std::uint32_t statement) const;
+  /// Error location of a dynamic instance: "FILE: POINTER OP ['NAME'] (t=3, k=1)".
+  std::string location(const SourceRef& source) const;
+  /// Location of a statement (no loop values), or of one attribute under it when `suffix`
+  /// (e.g. "/dst") is given.
+  std::string location(std::uint32_t statement, const std::string& suffix = "") const;
+  /// Location of a statement attribute within a dynamic instance.
+  std::string location(const SourceRef& source, const std::string& pointer_suffix) const;
+};
+
+}  // namespace trnsim::kernel

@@ -1,0 +1,408 @@
+#include "kernel/stream.hpp"
+
+#include <algorithm>
+
+#include "kernel/validate.hpp"
+#include "util/error.hpp"
+
+namespace trnsim::kernel {
+namespace {
+
+bool is_matmul(Opcode op) {
+  return op == Opcode::kNcMatmul || op == Opcode::kNcMatmulMx;
+}
+
+std::string operand_text(const OperandExpr& operand) {
+  return "operand '" + operand.text + "'";
+}
+
+}  // namespace
+
+InstructionStream::InstructionStream(const PreparedKernel& kernel, std::uint32_t pid)
+    : kernel_(kernel),
+      program_(*kernel.program),
+      pid_(pid),
+      chip_(pid / kernel.target.cores_per_chip),
+      env_(kernel.global_env) {
+  if (pid >= kernel.cores) {
+    throw InputError("", "core " + std::to_string(pid) + " does not exist: the kernel runs on " +
+                             std::to_string(kernel.cores) + " core(s)");
+  }
+  env_[kSlotPid] = pid;
+  env_[kSlotChip] = chip_;
+  env_[kSlotLocalCore] = pid % kernel.target.cores_per_chip;
+  for (std::uint32_t i : program_.param_order) {
+    const Param& param = program_.params[i];
+    if (!param.per_core) continue;
+    try {
+      env_[program_.param_slot(i)] = param.value.eval(env_.data());
+    } catch (const ExprEvalError& e) {
+      throw InputError(param_location(program_, param) + " (pid=" + std::to_string(pid) + ")",
+                       e.describe(param.value.text()));
+    }
+  }
+  bind_expressions();
+  cache_.resize(program_.instructions.size());
+  cached_.assign(program_.instructions.size(), 0);
+  stack_.reserve(program_.max_depth + 2);
+  stack_.push_back(Frame{&program_.program, 0, false, 0, 0, 0, 0});
+}
+
+void InstructionStream::bind_expressions() {
+  const std::uint32_t loop_base = program_.loop_slot(0);
+  const auto known = [loop_base](std::uint32_t slot) { return slot < loop_base; };
+  const std::int64_t* env = env_.data();
+  const auto bind = [&](Expr& expr) { expr = expr.bind(env, known); };
+  specs_ = program_.instructions;
+  for (InstructionSpec& spec : specs_) {
+    for (OperandExpr& operand : spec.operands) {
+      for (IndexExpr& index : operand.indices) {
+        bind(index.start);
+        bind(index.stop);
+        bind(index.step);
+      }
+    }
+    for (Expr* expr : {&spec.accumulate, &spec.is_transpose, &spec.reverse0, &spec.reverse1,
+                       &spec.negate, &spec.keepdims, &spec.queue, &spec.peer}) {
+      bind(*expr);
+    }
+    for (Expr& expr : spec.axes) bind(expr);
+    for (Expr& expr : spec.cores) bind(expr);
+    for (ScalarSpec* scalar :
+         {&spec.scale, &spec.bias, &spec.operand0, &spec.operand1, &spec.fill}) {
+      if (scalar->expr) bind(*scalar->expr);
+    }
+  }
+  control_.resize(program_.statements.size());
+  for (std::size_t i = 0; i < program_.statements.size(); ++i) {
+    const Statement& statement = program_.statements[i];
+    if (statement.kind == Statement::Kind::kInstruction) continue;
+    ControlExprs& control = control_[i];
+    control.start = statement.start.bind(env, known);
+    control.stop = statement.stop.bind(env, known);
+    control.step = statement.step.bind(env, known);
+    control.condition = statement.condition.bind(env, known);
+  }
+}
+
+std::span<const std::uint32_t> InstructionStream::core_group(std::uint32_t id) const {
+  const auto& statics = kernel_.static_core_groups;
+  if (id < statics.size()) return statics[id];
+  return dynamic_groups_.at(id - statics.size());
+}
+
+void InstructionStream::throw_eval_error(const ExprEvalError& error, const Expr& expr,
+                                         const SourceRef& source, const char* key) const {
+  throw InputError(program_.location(source, std::string("/") + key), error.describe(expr.text()));
+}
+
+void InstructionStream::fill_source(std::uint32_t statement, SourceRef& source) const {
+  source.statement = statement;
+  source.depth = program_.statements[statement].depth;
+  const std::uint32_t base = program_.loop_slot(0);
+  for (std::uint8_t d = 0; d < source.depth; ++d) source.loop_values[d] = env_[base + d];
+}
+
+bool InstructionStream::next(Instruction& out) {
+  while (!stack_.empty()) {
+    Frame& frame = stack_.back();
+    if (frame.position == frame.body->size()) {
+      if (frame.is_loop) {
+        frame.value += frame.step;
+        if (frame.step > 0 ? frame.value < frame.stop : frame.value > frame.stop) {
+          env_[frame.slot] = frame.value;
+          frame.position = 0;
+          continue;
+        }
+      }
+      stack_.pop_back();
+      continue;
+    }
+    const std::uint32_t index = (*frame.body)[frame.position++];
+    const Statement& statement = program_.statements[index];
+    switch (statement.kind) {
+      case Statement::Kind::kInstruction:
+        build(index, out);
+        ++sequence_;
+        return true;
+      case Statement::Kind::kLoop: {
+        SourceRef source;
+        fill_source(index, source);
+        const ControlExprs& control = control_[index];
+        const std::int64_t start = eval(control.start, source, "range");
+        const std::int64_t stop = eval(control.stop, source, "range");
+        const std::int64_t step = eval(control.step, source, "range");
+        if (step == 0) {
+          throw InputError(program_.location(source, "/range"),
+                           "range step '" + statement.step.text() + "' evaluates to 0");
+        }
+        if (step > 0 ? start >= stop : start <= stop) continue;  // empty range
+        const std::uint32_t slot = program_.loop_slot(statement.depth);
+        env_[slot] = start;
+        stack_.push_back(Frame{&statement.body, 0, true, slot, start, stop, step});
+        continue;
+      }
+      case Statement::Kind::kIf: {
+        SourceRef source;
+        fill_source(index, source);
+        const bool taken = eval(control_[index].condition, source, "if") != 0;
+        const auto& body = taken ? statement.body : statement.else_body;
+        if (!body.empty()) stack_.push_back(Frame{&body, 0, false, 0, 0, 0, 0});
+        continue;
+      }
+    }
+  }
+  return false;
+}
+
+void InstructionStream::resolve_operand(const OperandExpr& operand, AccessPattern& pattern,
+                                        const SourceRef& source) const {
+  const TensorDecl& decl = program_.tensors[operand.tensor];
+  const TensorLayout& layout = kernel_.layouts[operand.tensor];
+  const Placement& placement = kernel_.allocation.placements[operand.tensor];
+  const bool on_chip = decl.memory != MemoryKind::kHbm;
+  pattern.memory = decl.memory;
+  pattern.dtype = decl.dtype;
+  pattern.tensor = operand.tensor;
+  pattern.space = on_chip ? pid_ : chip_;
+  pattern.partition_start = 0;
+  pattern.partitions = 1;
+  pattern.partition_axis = 0;
+  const std::size_t max_rank = on_chip ? kMaxFreeDims : kMaxPatternDims;
+  std::int64_t element = 0;
+  std::uint8_t rank = 0;
+  const std::size_t dims = layout.shape.size();
+  for (std::size_t d = 0; d < dims; ++d) {
+    const IndexExpr& index = operand.indices[d];
+    const std::int64_t size = static_cast<std::int64_t>(layout.shape[d]);
+    if (!index.is_slice) {
+      const std::int64_t value = eval(index.start, source, operand.key.c_str());
+      if (value < 0 || value >= size) {
+        throw InputError(program_.location(source, "/" + operand.key),
+                         operand_text(operand) + ": index '" + index.start.text() +
+                             "' = " + std::to_string(value) + " is out of bounds for dimension " +
+                             std::to_string(d) + " of tensor '" + decl.name + "' (size " +
+                             std::to_string(size) + ", valid 0-" + std::to_string(size - 1) + ")");
+      }
+      element += value * layout.strides[d];
+      continue;
+    }
+    const std::int64_t start = index.has_start ? eval(index.start, source, operand.key.c_str()) : 0;
+    const std::int64_t stop = index.has_stop ? eval(index.stop, source, operand.key.c_str()) : size;
+    const std::int64_t step = index.has_step ? eval(index.step, source, operand.key.c_str()) : 1;
+    if (step <= 0 || start < 0 || stop > size || start >= stop) {
+      std::string why;
+      if (step <= 0) {
+        why = "has step " + std::to_string(step) + "; steps must be positive";
+      } else if (start >= stop && start >= 0 && stop <= size) {
+        why = "is empty";
+      } else {
+        why = "is out of bounds (valid 0:" + std::to_string(size) + ")";
+      }
+      throw InputError(program_.location(source, "/" + operand.key),
+                       operand_text(operand) + ": slice " + std::to_string(start) + ":" +
+                           std::to_string(stop) + (step != 1 ? ":" + std::to_string(step) : "") +
+                           " of dimension " + std::to_string(d) + " of tensor '" + decl.name +
+                           "' (size " + std::to_string(size) + ") " + why);
+    }
+    const std::int64_t count = (stop - start + step - 1) / step;
+    if (on_chip && d == decl.partition_dim) {
+      if (step != 1) {
+        throw InputError(program_.location(source, "/" + operand.key),
+                         operand_text(operand) +
+                             ": the partition dimension's slice must have step 1, found " +
+                             std::to_string(step));
+      }
+      pattern.partition_start = placement.partition_start + static_cast<std::uint32_t>(start);
+      pattern.partitions = static_cast<std::uint32_t>(count);
+      pattern.partition_axis = rank;
+      continue;
+    }
+    if (rank == max_rank) {
+      throw InputError(program_.location(source, "/" + operand.key),
+                       operand_text(operand) + ": more than " + std::to_string(max_rank) +
+                           (on_chip ? " free dimensions" : " dimensions") +
+                           " remain after indexing; index some with an integer");
+    }
+    pattern.sizes[rank] = static_cast<std::uint32_t>(count);
+    pattern.strides[rank] = layout.strides[d] * step;
+    ++rank;
+    element += start * layout.strides[d];
+  }
+  pattern.rank = rank;
+  const std::uint64_t byte_offset = static_cast<std::uint64_t>(element) * dtype_bytes(decl.dtype);
+  pattern.offset = on_chip ? placement.offset + byte_offset
+                           : kernel_.allocation.hbm_address(operand.tensor, pid_,
+                                                            kernel_.target.cores_per_chip) +
+                                 byte_offset;
+}
+
+std::uint32_t InstructionStream::intern_dynamic_group(const InstructionSpec& spec,
+                                                      const SourceRef& source) {
+  const char* key = spec.opcode == Opcode::kCoreBarrier ? "cores" : "group";
+  std::vector<std::uint32_t> group;
+  group.reserve(spec.cores.size());
+  for (std::size_t i = 0; i < spec.cores.size(); ++i) {
+    const std::int64_t value = eval(spec.cores[i], source, key);
+    if (value < 0 || value >= static_cast<std::int64_t>(kernel_.cores)) {
+      check_core_index(value, kernel_.cores,
+                       program_.location(source, std::string("/") + key + "/" + std::to_string(i)));
+    }
+    group.push_back(static_cast<std::uint32_t>(value));
+  }
+  std::vector<std::uint32_t> sorted = group;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    check_core_group(group, program_.location(source, std::string("/") + key));
+  }
+  const auto found = dynamic_group_ids_.find(group);
+  if (found != dynamic_group_ids_.end()) return found->second;
+  const auto id =
+      static_cast<std::uint32_t>(kernel_.static_core_groups.size() + dynamic_groups_.size());
+  dynamic_groups_.push_back(group);
+  dynamic_group_ids_.emplace(std::move(group), id);
+  return id;
+}
+
+void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
+  const Statement& statement = program_.statements[statement_index];
+  const std::uint32_t spec_index = statement.instruction;
+  if (cached_[spec_index]) {
+    out = cache_[spec_index];
+    out.sequence = sequence_;
+    fill_source(statement_index, out.source);
+    return;
+  }
+  const InstructionSpec& spec = specs_[spec_index];
+  out = Instruction{};
+  out.opcode = spec.opcode;
+  out.engine = spec.engine;
+  out.pid = pid_;
+  out.sequence = sequence_;
+  fill_source(statement_index, out.source);
+  const SourceRef& source = out.source;
+
+  for (std::size_t slot = 0; slot < kSlotCount; ++slot) {
+    const OperandExpr& operand = spec.operands[slot];
+    if (operand.present()) resolve_operand(operand, out.operands[slot], source);
+  }
+
+  // Attributes.
+  out.alu = spec.alu;
+  out.op0 = spec.op0;
+  out.op1 = spec.op1;
+  out.func = spec.func;
+  out.cmp = spec.cmp;
+  out.dge = spec.dge;
+  out.dma_trigger = spec.dma_trigger;
+  out.algorithm = spec.algorithm;
+  out.double_row = spec.double_row;
+  out.accumulate = eval(spec.accumulate, source, "accumulate") != 0;
+  out.is_transpose = eval(spec.is_transpose, source, "is_transpose") != 0;
+  out.reverse0 = eval(spec.reverse0, source, "reverse0") != 0;
+  out.reverse1 = eval(spec.reverse1, source, "reverse1") != 0;
+  out.negate = eval(spec.negate, source, "negate") != 0;
+  out.keepdims = eval(spec.keepdims, source, "keepdims") != 0;
+  if (spec.opcode == Opcode::kDmaCopy || spec.opcode == Opcode::kDmaTranspose) {
+    const std::int64_t queue = eval(spec.queue, source, "queue");
+    if (queue < 0 || queue >= static_cast<std::int64_t>(kernel_.target.dma_queues)) {
+      throw InputError(program_.location(source, "/queue"),
+                       "dma-queue: queue '" + spec.queue.text() + "' = " + std::to_string(queue) +
+                           " is out of range 0-" + std::to_string(kernel_.target.dma_queues - 1));
+    }
+    out.dma_queue = static_cast<std::uint8_t>(queue);
+  }
+  if (spec.opcode == Opcode::kSend || spec.opcode == Opcode::kRecv) {
+    const std::int64_t peer = eval(spec.peer, source, "peer");
+    const std::string where = program_.location(source, "/peer");
+    out.peer = check_core_index(peer, kernel_.cores, where);
+    if (out.peer == pid_) {
+      throw InputError(where, "peer '" + spec.peer.text() + "' = " + std::to_string(peer) +
+                                  " is this core itself; send/recv need another core");
+    }
+  }
+  auto scalar = [&](const ScalarSpec& s, ScalarKind& kind, double& value, const char* key) {
+    kind = s.kind;
+    if (s.kind == ScalarKind::kImmediate) {
+      value = s.expr ? static_cast<double>(eval(*s.expr, source, key)) : s.number;
+    }
+  };
+  scalar(spec.scale, out.scale_kind, out.scale_value, "scale");
+  scalar(spec.bias, out.bias_kind, out.bias_value, "bias");
+  scalar(spec.operand0, out.operand0_kind, out.operand0_value, "operand0");
+  scalar(spec.operand1, out.operand1_kind, out.operand1_value, "operand1");
+  ScalarKind fill_kind = ScalarKind::kNone;
+  scalar(spec.fill, fill_kind, out.fill_value, spec.opcode == Opcode::kMemset ? "value" : "fill");
+  if (!spec.all_cores) {
+    const std::uint32_t group = kernel_.spec_core_group[spec_index];
+    out.core_group = group == kDynamicCoreGroup ? intern_dynamic_group(spec, source) : group;
+  }
+  if (spec.opcode == Opcode::kTensorReduce) {
+    const AccessPattern& src = out.src();
+    if (spec.axes.empty()) {
+      out.reduce_axes = static_cast<std::uint8_t>((1u << src.rank) - 1);
+    }
+    for (const Expr& axis_expr : spec.axes) {
+      const std::int64_t axis = eval(axis_expr, source, "axis");
+      const std::int64_t logical_rank = src.rank + (src.on_chip() ? 1 : 0);
+      if (axis < 0 || axis >= logical_rank || (src.on_chip() && axis == src.partition_axis)) {
+        throw InputError(program_.location(source, "/axis"),
+                         "axis: " + std::to_string(axis) + " is not a free axis of src '" +
+                             spec.operands[static_cast<std::size_t>(Slot::kSrc)].text +
+                             "' (shape " + format_shape(src) + ", partition axis " +
+                             std::to_string(src.partition_axis) +
+                             (axis == src.partition_axis ? "; to reduce across partitions use "
+                                                           "tensor_partition_reduce)"
+                                                         : ")"));
+      }
+      const std::int64_t free_axis = axis < src.partition_axis ? axis : axis - 1;
+      out.reduce_axes = static_cast<std::uint8_t>(out.reduce_axes | (1u << free_axis));
+    }
+  }
+
+  // Derived numbers.
+  const AccessPattern& main =
+      out.operand(Slot::kSrc).used() ? out.operand(Slot::kSrc) : out.operand(Slot::kDst);
+  out.elements_per_partition = main.used() ? main.elements_per_partition() : 0;
+  out.partitions = main.used() ? main.partitions : 0;
+  if (is_matmul(spec.opcode)) {
+    const AccessPattern& stationary = out.operand(Slot::kStationary);
+    const AccessPattern& moving = out.operand(Slot::kSrc);
+    const std::uint64_t pair = out.double_row ? 2 : 1;
+    const std::uint64_t n = moving.elements_per_partition() / pair;
+    const std::uint64_t m = stationary.elements_per_partition() / pair;
+    const std::uint64_t k = static_cast<std::uint64_t>(stationary.partitions) * pair *
+                            dtype_values_per_element(stationary.dtype);
+    out.elements_per_partition = n;
+    out.flops = 2 * k * m * n;
+  }
+  const bool accumulating = is_matmul(spec.opcode) && out.accumulate;
+  for (std::size_t slot = 0; slot < kSlotCount; ++slot) {
+    const AccessPattern& pattern = out.operands[slot];
+    if (!pattern.used()) continue;
+    const bool written = slot == static_cast<std::size_t>(Slot::kDst) ||
+                         slot == static_cast<std::size_t>(Slot::kReduceDst);
+    const Region region = pattern.region();
+    const std::uint64_t bytes = pattern.bytes();
+    if (written) {
+      out.writes[out.num_writes++] = region;
+      out.bytes_written += bytes;
+      if (accumulating && slot == static_cast<std::size_t>(Slot::kDst)) {
+        out.reads[out.num_reads++] = region;  // read-accumulate-write
+      }
+    } else {
+      out.reads[out.num_reads++] = region;
+      out.bytes_read += bytes;
+    }
+    if (pattern.memory == MemoryKind::kHbm) out.hbm_bytes += bytes;
+  }
+
+  validate_instruction(
+      kernel_, out, spec.all_cores ? std::span<const std::uint32_t>{} : core_group(out.core_group));
+  if (!spec.uses_loops) {
+    cache_[spec_index] = out;
+    cached_[spec_index] = 1;
+  }
+}
+
+}  // namespace trnsim::kernel

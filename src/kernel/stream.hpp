@@ -1,0 +1,95 @@
+// The lazy instruction stream of one NeuronCore: walks a PreparedKernel's statements in program
+// order (loops are iterated, never unrolled; conditions evaluated per iteration) and yields one
+// concrete Instruction per dynamic instruction, with resolved operands, byte regions and the
+// checks that depend on loop values done. Memory: one frame per active loop plus one cached
+// Instruction per loop-invariant statement, i.e. proportional to the kernel's JSON.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <vector>
+
+#include "kernel/instruction.hpp"
+#include "kernel/prepare.hpp"
+
+namespace trnsim::kernel {
+
+class InstructionStream {
+ public:
+  /// The stream of core `pid` (0 <= pid < kernel.cores). `kernel` must outlive the stream.
+  /// Throws InputError when a per-core param cannot be evaluated.
+  InstructionStream(const PreparedKernel& kernel, std::uint32_t pid);
+
+  /// Writes the next dynamic instruction into `out` and returns true, or returns false at the
+  /// end of the program. Throws InputError (located: statement, loop values) for a bad index,
+  /// an out-of-bounds slice, a division by zero, or a rule broken by this instance.
+  bool next(Instruction& out);
+
+  std::uint32_t pid() const { return pid_; }
+  /// Instructions yielded so far.
+  std::uint64_t issued() const { return sequence_; }
+  /// Global core indices of Instruction::core_group `id` (not kAllCores). Ids below
+  /// kernel.static_core_groups.size() mean the same group on every core; other ids are local to
+  /// this stream, so compare groups across cores by content.
+  std::span<const std::uint32_t> core_group(std::uint32_t id) const;
+  const PreparedKernel& kernel() const { return kernel_; }
+
+ private:
+  struct Frame {
+    const std::vector<std::uint32_t>* body;
+    std::uint32_t position;
+    bool is_loop;
+    std::uint32_t slot;  ///< loop variable's environment slot
+    std::int64_t value;
+    std::int64_t stop;
+    std::int64_t step;
+  };
+
+  void build(std::uint32_t statement, Instruction& out);
+  void resolve_operand(const OperandExpr& operand, AccessPattern& pattern,
+                       const SourceRef& source) const;
+  /// `expr` in this core's environment; an evaluation error becomes an InputError located at
+  /// attribute `key` of the instance `source`.
+  std::int64_t eval(const Expr& expr, const SourceRef& source, const char* key) const {
+    try {
+      return expr.eval(env_.data());
+    } catch (const ExprEvalError& e) {
+      throw_eval_error(e, expr, source, key);
+    }
+  }
+  [[noreturn]] void throw_eval_error(const ExprEvalError& error, const Expr& expr,
+                                     const SourceRef& source, const char* key) const;
+  std::uint32_t intern_dynamic_group(const InstructionSpec& spec, const SourceRef& source);
+  void fill_source(std::uint32_t statement, SourceRef& source) const;
+
+  /// Loop bounds and conditions of one statement, specialised to this core (Expr::bind).
+  struct ControlExprs {
+    Expr start;
+    Expr stop;
+    Expr step;
+    Expr condition;
+  };
+  void bind_expressions();
+
+  const PreparedKernel& kernel_;
+  const Program& program_;
+  /// The program's instruction specs and control expressions with every param and built-in
+  /// substituted for this core, so that most expressions evaluate as affine forms of loop
+  /// variables. Indexed like Program::instructions and Program::statements.
+  std::vector<InstructionSpec> specs_;
+  std::vector<ControlExprs> control_;
+  std::uint32_t pid_;
+  std::uint32_t chip_;
+  std::vector<std::int64_t> env_;
+  std::vector<Frame> stack_;
+  std::uint64_t sequence_ = 0;
+  /// By InstructionSpec: the instruction built the first time, for specs that use no loop
+  /// variable (reused with new sequence number and loop values).
+  std::vector<Instruction> cache_;
+  std::vector<std::uint8_t> cached_;
+  std::vector<std::vector<std::uint32_t>> dynamic_groups_;
+  std::map<std::vector<std::uint32_t>, std::uint32_t> dynamic_group_ids_;
+};
+
+}  // namespace trnsim::kernel
