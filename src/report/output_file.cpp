@@ -60,16 +60,26 @@ std::int64_t round_ns(double ns) {
   return static_cast<std::int64_t>(std::llround(ns));
 }
 
+void TextBuffer::grow(std::size_t extra) {
+  const std::size_t capacity = std::max(size_ + extra, std::max<std::size_t>(256, 2 * capacity_));
+  char* data = new char[capacity];
+  if (size_ > 0) std::memcpy(data, data_, size_);
+  delete[] data_;
+  data_ = data;
+  capacity_ = capacity;
+}
+
 TextBuffer& TextBuffer::us_from_ns(std::int64_t whole_ns) {
   if (whole_ns < 0) {
-    text_.push_back('-');
+    *this << '-';
     whole_ns = -whole_ns;
   }
-  *this << whole_ns / 1000 << '.';
+  *this << whole_ns / 1000;
   const std::int64_t fraction = whole_ns % 1000;
-  text_.push_back(static_cast<char>('0' + fraction / 100));
-  text_.push_back(static_cast<char>('0' + fraction / 10 % 10));
-  text_.push_back(static_cast<char>('0' + fraction % 10));
+  const char digits[4] = {'.', static_cast<char>('0' + fraction / 100),
+                          static_cast<char>('0' + fraction / 10 % 10),
+                          static_cast<char>('0' + fraction % 10)};
+  append(digits, 4);
   return *this;
 }
 
@@ -78,60 +88,60 @@ TextBuffer& TextBuffer::fixed3(double value) {
   char digits[64];
   const auto result =
       std::to_chars(digits, digits + sizeof(digits), value, std::chars_format::fixed, 3);
-  text_.append(digits, static_cast<std::size_t>(result.ptr - digits));
+  append(digits, static_cast<std::size_t>(result.ptr - digits));
   return *this;
 }
 
 TextBuffer& TextBuffer::json_string(std::string_view text) {
-  text_.push_back('"');
+  *this << ('"');
   std::size_t plain = 0;  // start of the run of characters that need no escape
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     const bool needs_escape = c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
     if (!needs_escape) continue;
-    text_.append(text.data() + plain, i - plain);
+    append(text.data() + plain, i - plain);
     plain = i + 1;
     switch (c) {
       case '"':
-        text_.append("\\\"");
+        *this << ("\\\"");
         break;
       case '\\':
-        text_.append("\\\\");
+        *this << ("\\\\");
         break;
       case '\n':
-        text_.append("\\n");
+        *this << ("\\n");
         break;
       case '\r':
-        text_.append("\\r");
+        *this << ("\\r");
         break;
       case '\t':
-        text_.append("\\t");
+        *this << ("\\t");
         break;
       default: {
         static constexpr char kHex[] = "0123456789abcdef";
         const auto byte = static_cast<unsigned char>(c);
-        text_.append("\\u00");
-        text_.push_back(kHex[byte >> 4]);
-        text_.push_back(kHex[byte & 0xF]);
+        *this << ("\\u00");
+        *this << (kHex[byte >> 4]);
+        *this << (kHex[byte & 0xF]);
       }
     }
   }
-  text_.append(text.data() + plain, text.size() - plain);
-  text_.push_back('"');
+  append(text.data() + plain, text.size() - plain);
+  *this << ('"');
   return *this;
 }
 
 TextBuffer& TextBuffer::csv_field(std::string_view text) {
   if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
-    text_.append(text);
+    *this << text;
     return *this;
   }
-  text_.push_back('"');
+  *this << ('"');
   for (const char c : text) {
-    if (c == '"') text_.push_back('"');
-    text_.push_back(c);
+    if (c == '"') *this << ('"');
+    *this << (c);
   }
-  text_.push_back('"');
+  *this << ('"');
   return *this;
 }
 

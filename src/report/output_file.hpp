@@ -8,32 +8,41 @@
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
 
 namespace trnsim::report {
 
-/// Append-only text for result files. Numbers print locale-independently; plain memcpy appends
-/// so that writing stays cheap even in unoptimised builds (it runs once per instruction).
+/// Append-only text for result files. Numbers print locale-independently. A plain growable
+/// char array with memcpy appends, so writing stays cheap even in unoptimised builds (it runs
+/// once per instruction).
 class TextBuffer {
  public:
+  TextBuffer() = default;
+  ~TextBuffer() { delete[] data_; }
+  TextBuffer(const TextBuffer&) = delete;
+  TextBuffer& operator=(const TextBuffer&) = delete;
+
   TextBuffer& operator<<(std::string_view text) {
-    text_.append(text);
+    append(text.data(), text.size());
     return *this;
   }
   TextBuffer& operator<<(const char* text) { return *this << std::string_view(text); }
   TextBuffer& operator<<(const std::string& text) { return *this << std::string_view(text); }
   TextBuffer& operator<<(char c) {
-    text_.push_back(c);
+    if (size_ == capacity_) grow(1);
+    data_[size_++] = c;
     return *this;
   }
   template <class T>
   requires std::is_integral_v<T> &&(!std::is_same_v<T, char>)&&(!std::is_same_v<T, bool>)TextBuffer&
   operator<<(T value) {
-    char digits[24];
-    const auto result = std::to_chars(digits, digits + sizeof(digits), value);
-    text_.append(digits, static_cast<std::size_t>(result.ptr - digits));
+    if (capacity_ - size_ < 24) grow(24);
+    const auto result = std::to_chars(data_ + size_, data_ + capacity_, value);
+    size_ = static_cast<std::size_t>(result.ptr - data_);
     return *this;
   }
   /// `value` with exactly 3 decimals ("12.000"); -0 and NaN print as 0.000.
@@ -45,12 +54,21 @@ class TextBuffer {
   /// `text` as one CSV field (RFC 4180): quoted when it contains a comma, quote or line break.
   TextBuffer& csv_field(std::string_view text);
 
-  std::size_t size() const { return text_.size(); }
-  void clear() { text_.clear(); }
-  std::string_view view() const { return text_; }
+  std::size_t size() const { return size_; }
+  void clear() { size_ = 0; }
+  std::string_view view() const { return {data_, size_}; }
 
  private:
-  std::string text_;
+  void append(const char* text, std::size_t length) {
+    if (capacity_ - size_ < length) grow(length);
+    std::memcpy(data_ + size_, text, length);
+    size_ += length;
+  }
+  void grow(std::size_t extra);
+
+  char* data_ = nullptr;  // owned; a raw array keeps unoptimised builds fast
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
 };
 
 class OutputFile {

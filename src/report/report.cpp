@@ -14,8 +14,9 @@ using nlohmann::json;
 namespace {
 
 /// Units whose busy time can bound a kernel, in report order.
-constexpr std::array<Engine, 6> kReportedUnits{Engine::kTensor, Engine::kVector, Engine::kScalar,
-                                               Engine::kGpSimd, Engine::kSync,   Engine::kDma};
+constexpr std::array<Engine, 7> kReportedUnits{Engine::kTensor,    Engine::kVector, Engine::kScalar,
+                                               Engine::kGpSimd,    Engine::kSync,   Engine::kDma,
+                                               Engine::kCollective};
 
 double percent(double part, double whole) {
   return whole > 0 ? 100.0 * part / whole : 0.0;
@@ -150,6 +151,7 @@ json run_statistics(const core::SimulationResult& result, const config::Params& 
     ideal_ns += core.tensor_ideal_ns;
   }
   stats["cores"] = cores;
+  if (!result.memory.is_null()) stats["memory_system"] = result.memory;
   const double n = static_cast<double>(std::max<std::size_t>(1, result.cores.size()));
   stats["system"] = {{"cores", result.cores.size()},
                      {"instructions", result.instructions},
@@ -176,7 +178,10 @@ std::string format_summary(const json& stats) {
     out += fmt::format("bottleneck      {}\n", core["bottleneck"].get<std::string>());
     out += fmt::format("{:<8} {:>12} {:>12} {:>8} {:>12}  {}\n", "engine", "instructions",
                        "active_us", "active%", "dep_wait_us", "waiting on (us)");
-    for (const auto& [name, engine] : core["engines"].items()) {
+    for (Engine unit : kReportedUnits) {
+      const std::string name(kernel::engine_name(unit));
+      const json& engine = core["engines"][name];
+      if (unit == Engine::kCollective && engine["instructions"].get<std::uint64_t>() == 0) continue;
       std::string waits;
       for (const auto& [producer, wait] : engine["dependency_wait_by_producer_ns"].items()) {
         if (!waits.empty()) waits += ", ";

@@ -96,11 +96,17 @@ void RateCounter::add(double start_ns, double end_ns, double bytes) {
   if (bytes <= 0) return;
   start_ns = std::max(0.0, start_ns);
   end_ns = std::max(start_ns, end_ns);
-  while (static_cast<std::size_t>(end_ns / bin_ns_) >= max_bins_) coarsen();
+  // Last bin touched: an interval ending exactly on a bin boundary does not touch the next bin.
+  auto last_bin = [&] {
+    const auto first = static_cast<std::size_t>(start_ns / bin_ns_);
+    if (end_ns <= start_ns) return first;
+    return std::max(first, static_cast<std::size_t>(std::ceil(end_ns / bin_ns_)) - 1);
+  };
+  while (last_bin() >= max_bins_) coarsen();
   const auto first = static_cast<std::size_t>(start_ns / bin_ns_);
-  const auto last = static_cast<std::size_t>(end_ns / bin_ns_);
+  const std::size_t last = last_bin();
   if (bins_.size() <= last) bins_.resize(last + 1, 0.0);
-  if (first == last || end_ns <= start_ns) {
+  if (first == last) {
     bins_[first] += bytes;
     return;
   }
@@ -277,13 +283,14 @@ void TraceWriter::instruction(const core::InstructionTiming& timing) {
       << "\",\"partitions\":" << instruction.partitions
       << ",\"elements_per_partition\":" << instruction.elements_per_partition
       << ",\"bytes_read\":" << instruction.bytes_read
-      << ",\"bytes_written\":" << instruction.bytes_written
-      << ",\"hbm_bytes\":" << instruction.hbm_bytes << ",\"flops\":" << instruction.flops
-      << ",\"wait_ns\":";
-  out.fixed3(timing.wait_ns);
+      << ",\"bytes_written\":" << instruction.bytes_written;
+  // Zero-valued hbm_bytes, flops and wait_ns are left out (docs/outputs.md).
+  if (instruction.hbm_bytes > 0) out << ",\"hbm_bytes\":" << instruction.hbm_bytes;
+  if (instruction.flops > 0) out << ",\"flops\":" << instruction.flops;
   if (timing.wait_ns > 0) {
-    out << ",\"waited_on\":\"" << kernel::engine_name(timing.waited_on) << " #"
-        << timing.waited_on_sequence << '"';
+    out << ",\"wait_ns\":";
+    out.fixed3(timing.wait_ns) << ",\"waited_on\":\"" << kernel::engine_name(timing.waited_on)
+                               << " #" << timing.waited_on_sequence << '"';
   }
   if (is_dma) {
     out << ",\"queue\":" << static_cast<unsigned>(instruction.dma_queue) << ",\"dge\":\""
@@ -379,18 +386,17 @@ void TraceWriter::write_counter(std::uint64_t pid, const std::string& name,
   const std::int64_t first_ts = window_begin_ns_ - round_ns(bin_ns);
   auto sample = [&](double time_ns, double gbps) {
     const std::int64_t ts = round_ns(time_ns);
-    if (ts < first_ts || ts > window_end_ns_) return;
+    if (ts < first_ts || ts > window_end_ns_) return false;
     write_counter_sample(pid, name_json, "GB/s", ts, gbps);
+    return true;
   };
-  double previous = -1;
+  double previous = -1;  // last value written, at the printed precision
   const std::vector<double>& bins = counter.bins();
   for (std::size_t i = 0; i < bins.size(); ++i) {
     const double gbps = bins[i] / bin_ns;  // bytes per ns == GB/s
-    // Compared at the printed precision: a sample equal to the previous one is left out.
     const double shown = std::round(gbps * 1000) / 1000;
-    if (shown == previous) continue;
-    sample(static_cast<double>(i) * bin_ns, gbps);
-    previous = shown;
+    if (shown == previous) continue;  // a counter holds its value until the next sample
+    if (sample(static_cast<double>(i) * bin_ns, gbps)) previous = shown;
     file_.maybe_flush();
   }
   sample(std::max(end_ns, static_cast<double>(bins.size()) * bin_ns), 0.0);

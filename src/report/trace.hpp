@@ -1,9 +1,8 @@
-// Chrome trace-event JSON of a run, for ui.perfetto.dev and chrome://tracing (docs/outputs.md).
-// A process per NeuronCore with a track per engine sequencer, per DMA queue and per DMA engine;
-// a process per chip with HBM bandwidth counters; one complete ("X") event per instruction and
-// per DMA transfer/packet with its arguments. Streamed while the simulation runs: memory is
-// bounded by the kernel's JSON, the number of tracks and the counter bins, never by the event
-// count. Deterministic: times are whole ns printed as us with 3 decimals.
+// Chrome trace-event JSON of a run for ui.perfetto.dev and chrome://tracing (docs/outputs.md):
+// a process per NeuronCore (tracks per engine sequencer, DMA queue and DMA engine) and per chip
+// (HBM bandwidth counters); one complete ("X") event per instruction and per DMA transfer/packet.
+// Streamed while the simulation runs; memory is bounded by the kernel's JSON, the tracks and the
+// counter bins, never by the event count. Deterministic: whole ns printed as us, 3 decimals.
 // Leaves out flow arrows between dependent slices (the waited-on producer is in the args).
 #pragma once
 
