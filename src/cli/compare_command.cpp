@@ -1,0 +1,104 @@
+// `trnsim compare`: one kernel on several configs, a column per generation (src/sweep/compare).
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "sweep/compare.hpp"
+#include "sweep/driver.hpp"
+#include "sweep/results.hpp"
+#include "sweep/run_request.hpp"
+#include "sweep/workers.hpp"
+#include "util/error.hpp"
+
+namespace trnsim::cli {
+namespace {
+
+sweep::Assignments parse_assignments(const std::vector<std::string>& texts,
+                                     const std::string& option) {
+  sweep::Assignments out;
+  for (const std::string& text : texts) {
+    const auto equals = text.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      throw InputError(option + " " + text, "expected NAME=VALUE");
+    }
+    out.emplace_back(text.substr(0, equals), text.substr(equals + 1));
+  }
+  return out;
+}
+
+}  // namespace
+
+void register_compare_command(CLI::App& app, CommandContext& context) {
+  struct Options {
+    std::string kernel;
+    std::vector<std::string> configs = {"trn1", "trn2", "trn3", "trn4"};
+    std::vector<std::string> params;
+    std::vector<std::string> sets;
+    std::string svg;
+    bool json = false;
+    unsigned jobs = 0;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* command = app.add_subcommand(
+      "compare", "Run one kernel on several configs (generations) and compare them side by side");
+  command->add_option("KERNEL", options->kernel, "Kernel JSON file")->required();
+  command
+      ->add_option("--configs", options->configs,
+                   "Comma-separated configs, names or files (default: trn1,trn2,trn3,trn4)")
+      ->delimiter(',');
+  command->add_option("-p,--param", options->params, "Kernel param override NAME=VALUE")
+      ->take_all();
+  command->add_option("--set", options->sets, "Config override dotted.key=value, on every config")
+      ->take_all();
+  command->add_option("--svg", options->svg, "Also draw kernel time per config to FILE.svg");
+  command->add_flag("--json", options->json, "Print the comparison as JSON");
+  command->add_option("-j,--jobs", options->jobs,
+                      "Configs simulated at once (default: one per hardware thread)");
+  command->callback([options, &context] {
+    std::vector<sweep::RunRequest> requests;
+    for (const std::string& config : options->configs) {
+      sweep::RunRequest request;
+      request.kernel = options->kernel;
+      request.kernel_path = options->kernel;
+      request.config = config;
+      request.config_path = sweep::resolve_config(config, {});
+      request.params = parse_assignments(options->params, "--param");
+      request.sets = parse_assignments(options->sets, "--set");
+      requests.push_back(std::move(request));
+    }
+    sweep::BatchOptions batch;
+    batch.trnsim_binary = sweep::self_executable();
+    batch.parallel = sweep::resolve_parallelism(options->jobs);
+    batch.progress = sweep::default_progress_style() == sweep::ProgressStyle::kBar
+                         ? sweep::ProgressStyle::kBar
+                         : sweep::ProgressStyle::kQuiet;
+    batch.label = "compare";
+    std::vector<sweep::RunResult> results;
+    try {
+      results = sweep::run_batch(requests, batch, std::cerr);
+    } catch (const sweep::Interrupted&) {
+      std::cerr << "trnsim: compare interrupted\n";
+      context.exit_code = sweep::kExitInterrupted;
+      return;
+    }
+    std::vector<sweep::CompareColumn> columns;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      columns.push_back({options->configs[i], results[i]});
+    }
+    std::string title = options->kernel;
+    for (const std::string& param : options->params) title += " " + param;
+    for (const std::string& set : options->sets) title += " " + set;
+    if (options->json) {
+      std::cout << sweep::compare_json(title, columns).dump(2) << "\n";
+    } else {
+      std::cout << sweep::compare_table(title, columns);
+    }
+    if (!options->svg.empty()) {
+      sweep::write_file_atomically(options->svg, sweep::compare_svg(title, columns));
+    }
+  });
+}
+
+}  // namespace trnsim::cli

@@ -1,0 +1,97 @@
+#include "sweep/json_checks.hpp"
+
+#include <fstream>
+#include <iterator>
+
+#include "util/error.hpp"
+#include "util/strings.hpp"
+
+namespace trnsim::sweep {
+
+using nlohmann::ordered_json;
+
+std::string describe_json(const ordered_json& value) {
+  switch (value.type()) {
+    case ordered_json::value_t::null:
+      return "null";
+    case ordered_json::value_t::object:
+      return "an object";
+    case ordered_json::value_t::array:
+      return "an array";
+    case ordered_json::value_t::string:
+      return "the string " + value.dump();
+    case ordered_json::value_t::boolean:
+      return value.get<bool>() ? "true" : "false";
+    case ordered_json::value_t::number_float:
+      return "the number " + value.dump();
+    default:
+      return "the integer " + value.dump();
+  }
+}
+
+std::string pointer_token(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string JsonChecker::where(const std::string& pointer) const {
+  const std::string at = pointer.empty() ? std::string("/") : pointer;
+  return file_.empty() ? at : file_ + ": " + at;
+}
+
+void JsonChecker::fail(const std::string& pointer, const std::string& message) const {
+  throw InputError(where(pointer), message);
+}
+
+void JsonChecker::keys(const ordered_json& object, const std::string& pointer,
+                       const std::vector<std::string>& allowed) const {
+  for (const auto& [key, value] : object.items()) {
+    bool known = false;
+    for (const auto& name : allowed) known = known || name == key;
+    if (!known) {
+      fail(pointer + "/" + pointer_token(key), "unknown key '" + key + "'; expected one of " +
+                                                   util::join(allowed, ", ") +
+                                                   util::did_you_mean(key, allowed));
+    }
+  }
+}
+
+const ordered_json& JsonChecker::object(const ordered_json& value, const std::string& pointer,
+                                        const std::string& what) const {
+  if (!value.is_object()) fail(pointer, "expected " + what + ", found " + describe_json(value));
+  return value;
+}
+
+std::string JsonChecker::string(const ordered_json& value, const std::string& pointer,
+                                const std::string& what) const {
+  if (!value.is_string() || value.get<std::string>().empty()) {
+    fail(pointer, "expected " + what + " (a non-empty string), found " + describe_json(value));
+  }
+  return value.get<std::string>();
+}
+
+ordered_json read_json_file(const std::string& path, const std::string& what) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw InputError(path, "cannot open the " + what);
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  try {
+    return ordered_json::parse(text);
+  } catch (const ordered_json::parse_error& e) {
+    std::string message = e.what();
+    if (const auto close = message.find("] "); close != std::string::npos) {
+      message = message.substr(close + 2);
+    }
+    throw InputError(path, "not valid JSON: " + message);
+  }
+}
+
+}  // namespace trnsim::sweep

@@ -1,0 +1,225 @@
+#include "sweep/plot.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "sweep/metrics.hpp"
+#include "sweep/run_request.hpp"
+#include "sweep/svg_chart.hpp"
+#include "util/error.hpp"
+#include "util/strings.hpp"
+
+namespace trnsim::sweep {
+
+namespace {
+
+const Record* find_key(const Record& record, const std::string& key) {
+  for (const char* section : {"values", "params", "set"}) {
+    if (record.contains(section) && record[section].is_object() && record[section].contains(key)) {
+      return &record[section][key];
+    }
+  }
+  if ((key == "kernel" || key == "config" || key == "index") && record.contains(key)) {
+    return &record[key];
+  }
+  return nullptr;
+}
+
+const Record* find_metric(const Record& record, const std::string& name) {
+  if (!record.contains("metrics") || !record["metrics"].is_object()) return nullptr;
+  const Record& metrics = record["metrics"];
+  if (metrics.contains(name)) return &metrics[name];
+  for (const auto& [key, value] : metrics.items()) {
+    if (same_metric(key, name)) return &value;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> known_keys(const std::vector<Record>& records) {
+  std::vector<std::string> keys = {"kernel", "config", "index"};
+  for (const Record& record : records) {
+    for (const char* section : {"values", "params", "set"}) {
+      if (!record.contains(section) || !record[section].is_object()) continue;
+      for (const auto& [key, value] : record[section].items()) {
+        if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+      }
+    }
+  }
+  return keys;
+}
+
+std::vector<std::string> known_metrics(const std::vector<Record>& records) {
+  std::vector<std::string> names;
+  for (const Record& record : records) {
+    if (!record.contains("metrics") || !record["metrics"].is_object()) continue;
+    for (const auto& [key, value] : record["metrics"].items()) {
+      if (std::find(names.begin(), names.end(), key) == names.end()) names.push_back(key);
+    }
+  }
+  return names;
+}
+
+void require_key(const std::vector<Record>& records, const std::string& option,
+                 const std::string& key) {
+  for (const Record& record : records) {
+    if (find_key(record, key) != nullptr) return;
+  }
+  const auto keys = known_keys(records);
+  throw InputError(option, "no result has a value named '" + key + "'; the results have " +
+                               util::join(keys, ", ") + util::did_you_mean(key, keys));
+}
+
+/// Keys whose values differ between two records (to explain an ambiguous plot).
+std::vector<std::string> differing_keys(const Record& a, const Record& b) {
+  std::vector<std::string> keys;
+  for (const char* section : {"values", "params", "set"}) {
+    if (!a.contains(section) || !a[section].is_object()) continue;
+    for (const auto& [key, value] : a[section].items()) {
+      const Record* other = find_key(b, key);
+      if ((other == nullptr || *other != value) &&
+          std::find(keys.begin(), keys.end(), key) == keys.end()) {
+        keys.push_back(key);
+      }
+    }
+  }
+  for (const char* top : {"kernel", "config"}) {
+    if (a.contains(top) && b.contains(top) && a[top] != b[top]) keys.push_back(top);
+  }
+  return keys;
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> parse_where(const std::string& text) {
+  const auto equals = text.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    throw InputError("--where " + text, "expected KEY=VALUE, e.g. --where F=512");
+  }
+  return {text.substr(0, equals), text.substr(equals + 1)};
+}
+
+PlotOutput plot_results(const std::vector<Record>& records, const PlotRequest& request) {
+  require_key(records, "--x", request.x);
+  if (!request.by.empty()) require_key(records, "--by", request.by);
+  for (const auto& [key, value] : request.where) require_key(records, "--where", key);
+  {
+    bool found = false;
+    for (const Record& record : records) found = found || find_metric(record, request.y) != nullptr;
+    if (!found) {
+      const auto metrics = known_metrics(records);
+      throw InputError("--y", "no result has the metric '" + request.y + "'; the results have " +
+                                  (metrics.empty() ? std::string("no metrics (every point failed)")
+                                                   : util::join(metrics, ", ")) +
+                                  util::did_you_mean(request.y, metrics));
+    }
+  }
+
+  struct Entry {
+    const Record* record;
+    Record x;
+    std::string series;
+    double y;
+  };
+  PlotOutput output;
+  std::vector<Entry> entries;
+  for (const Record& record : records) {
+    bool keep = true;
+    for (const auto& [key, value] : request.where) {
+      const Record* found = find_key(record, key);
+      keep = keep && found != nullptr && value_text(*found) == value;
+    }
+    if (!keep) continue;
+    const Record* y = find_metric(record, request.y);
+    const Record* x = find_key(record, request.x);
+    const bool ok = record.contains("status") && record["status"] == "ok";
+    if (!ok || y == nullptr || !y->is_number() || x == nullptr) {
+      ++output.skipped;
+      continue;
+    }
+    std::string series;
+    if (!request.by.empty()) {
+      const Record* by = find_key(record, request.by);
+      series = by == nullptr ? std::string("(none)") : value_text(*by);
+    }
+    entries.push_back({&record, *x, series, y->get<double>()});
+  }
+  if (entries.empty()) {
+    throw InputError("", fmt::format("nothing to plot: no successful point has '{}' and '{}'{}",
+                                     request.x, request.y,
+                                     request.where.empty() ? ""
+                                                           : " and matches the --where "
+                                                             "filters"));
+  }
+
+  // One y per (series, x): otherwise another varied key would be silently mixed in.
+  std::map<std::pair<std::string, std::string>, const Entry*> seen;
+  for (const Entry& entry : entries) {
+    const auto [it, inserted] = seen.try_emplace({entry.series, entry.x.dump()}, &entry);
+    if (!inserted) {
+      const auto keys = differing_keys(*it->second->record, *entry.record);
+      throw InputError(
+          "", fmt::format("points {} and {} both have {} = {}{} but differ in {}; plot one series "
+                          "per value with --by KEY or keep one value with --where KEY=VALUE",
+                          (*it->second->record)["index"].dump(), (*entry.record)["index"].dump(),
+                          request.x, value_text(entry.x),
+                          request.by.empty() ? "" : ", " + request.by + " = " + entry.series,
+                          keys.empty() ? std::string("nothing recorded") : util::join(keys, ", ")));
+    }
+  }
+
+  std::vector<std::string> series_names;
+  for (const Entry& entry : entries) {
+    if (std::find(series_names.begin(), series_names.end(), entry.series) == series_names.end()) {
+      series_names.push_back(entry.series);
+    }
+  }
+  const auto legend_name = [&](const std::string& series) {
+    return request.by.empty() ? std::string() : request.by + " = " + series;
+  };
+  const std::string title =
+      !request.title.empty()
+          ? request.title
+          : request.y + " vs " + request.x + (request.by.empty() ? "" : " by " + request.by);
+  const bool numeric_x = std::all_of(entries.begin(), entries.end(),
+                                     [](const Entry& entry) { return entry.x.is_number(); });
+  output.plotted = entries.size();
+  if (numeric_x && !request.bars) {
+    LineChart chart{title, request.x, request.y, request.log_x, request.log_y, {}};
+    for (const std::string& name : series_names) {
+      LineSeries series{legend_name(name), {}};
+      for (const Entry& entry : entries) {
+        if (entry.series == name) series.points.emplace_back(entry.x.get<double>(), entry.y);
+      }
+      chart.series.push_back(std::move(series));
+    }
+    output.svg = line_chart_svg(chart);
+    return output;
+  }
+  BarChart chart{title, request.x, request.y, {}, {}};
+  for (const Entry& entry : entries) {
+    const std::string category = value_text(entry.x);
+    if (std::find(chart.categories.begin(), chart.categories.end(), category) ==
+        chart.categories.end()) {
+      chart.categories.push_back(category);
+    }
+  }
+  for (const std::string& name : series_names) {
+    BarSeries series{legend_name(name),
+                     std::vector<std::optional<double>>(chart.categories.size())};
+    for (const Entry& entry : entries) {
+      if (entry.series != name) continue;
+      const auto at =
+          std::find(chart.categories.begin(), chart.categories.end(), value_text(entry.x)) -
+          chart.categories.begin();
+      series.values[static_cast<std::size_t>(at)] = entry.y;
+    }
+    chart.series.push_back(std::move(series));
+  }
+  output.svg = bar_chart_svg(chart);
+  return output;
+}
+
+}  // namespace trnsim::sweep

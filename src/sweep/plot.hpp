@@ -1,0 +1,39 @@
+// `trnsim sweep plot`: one chart from sweep results. x is a varied value (or a param, config key,
+// "kernel", "config", "index"), y a recorded metric, optional series by another key and
+// KEY=VALUE filters. Numeric x gives a line chart, anything else grouped bars.
+// Leaves out failed points (counted in the note) and aggregation of repeated points.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sweep/results.hpp"
+
+namespace trnsim::sweep {
+
+struct PlotRequest {
+  std::string x;
+  std::string y;
+  std::string by;                                          ///< "" for one series
+  std::vector<std::pair<std::string, std::string>> where;  ///< keep records with KEY == VALUE
+  bool log_x = false;
+  bool log_y = false;
+  bool bars = false;  ///< bars even for a numeric x
+  std::string title;  ///< "" for "<y> vs <x>"
+};
+
+struct PlotOutput {
+  std::string svg;
+  std::size_t plotted = 0;  ///< points drawn
+  std::size_t skipped = 0;  ///< failed points or points without the metric
+};
+
+/// Throws InputError for an unknown key or metric (with a suggestion) and when two points land on
+/// the same x in the same series (naming the keys that tell them apart).
+PlotOutput plot_results(const std::vector<Record>& records, const PlotRequest& request);
+
+/// Parses a --where "KEY=VALUE".
+std::pair<std::string, std::string> parse_where(const std::string& text);
+
+}  // namespace trnsim::sweep

@@ -1,0 +1,128 @@
+#include <gtest/gtest.h>
+
+#include "sweep/compare.hpp"
+#include "sweep/plot.hpp"
+#include "sweep/svg_chart.hpp"
+#include "util/error.hpp"
+
+namespace trnsim::sweep {
+namespace {
+
+using nlohmann::json;
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+Record point(std::size_t index, int t, int f, double time_us, const std::string& config = "trn2") {
+  Record r;
+  r["index"] = index;
+  r["kernel"] = "k.json";
+  r["config"] = config;
+  r["values"] = {{"T", t}, {"F", f}};
+  r["status"] = "ok";
+  r["metrics"] = {{"time_us", time_us}};
+  return r;
+}
+
+TEST(SvgChart, NiceTicks) {
+  // (10 - 0) / 5 = 2 -> step 2.
+  EXPECT_EQ(nice_ticks(0, 10), (std::vector<double>{0, 2, 4, 6, 8, 10}));
+  // 47 / 5 = 9.4 -> the next of 1, 2, 2.5, 5, 10 x 10^0 is 10.
+  EXPECT_EQ(nice_ticks(0, 47), (std::vector<double>{0, 10, 20, 30, 40, 50}));
+  // 0.3 / 5 = 0.06 -> magnitude 0.01, step 0.1 (10 x 0.01); covers [0.1, 0.4].
+  const auto ticks = nice_ticks(0.1, 0.4);
+  ASSERT_EQ(ticks.size(), 4u);
+  EXPECT_DOUBLE_EQ(ticks.front(), 0.1);
+  EXPECT_DOUBLE_EQ(ticks.back(), 0.4);
+}
+
+TEST(SvgChart, EscapesText) {
+  EXPECT_EQ(xml_escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+  LineChart chart{"t<1>", "x", "y", false, false, {{"s&1", {{1, 2}, {2, 3}}}}};
+  const std::string svg = line_chart_svg(chart);
+  EXPECT_NE(svg.find("t&lt;1&gt;"), std::string::npos);
+  EXPECT_EQ(svg.find("t<1>"), std::string::npos);
+}
+
+TEST(SweepPlot, OneLinePerSeries) {
+  const std::vector<Record> records = {point(0, 1, 128, 1.0), point(1, 1, 256, 2.0),
+                                       point(2, 2, 128, 1.5), point(3, 2, 256, 3.0)};
+  PlotRequest request;
+  request.x = "T";
+  request.y = "/time/kernel_us";  // the same metric as the recorded "time_us"
+  request.by = "F";
+  const PlotOutput output = plot_results(records, request);
+  EXPECT_EQ(output.plotted, 4u);
+  EXPECT_EQ(count(output.svg, "<polyline"), 2u);
+  EXPECT_EQ(count(output.svg, "<circle"), 4u + 2u);  // 4 points + 2 legend markers
+  EXPECT_NE(output.svg.find("F = 256"), std::string::npos);
+
+  request.by = "";
+  request.where = {{"F", "128"}};
+  EXPECT_EQ(count(plot_results(records, request).svg, "<polyline"), 1u);
+}
+
+TEST(SweepPlot, AmbiguousPointsNameTheOtherKey) {
+  const std::vector<Record> records = {point(0, 1, 128, 1.0), point(1, 1, 256, 2.0)};
+  PlotRequest request;
+  request.x = "T";
+  request.y = "time_us";
+  try {
+    plot_results(records, request);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("differ in F"), std::string::npos) << e.what();
+  }
+  request.x = "Q";
+  try {
+    plot_results(records, request);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where(), "--x");
+  }
+}
+
+TEST(SweepPlot, CategoricalXDrawsBars) {
+  const std::vector<Record> records = {point(0, 1, 128, 4.0, "trn1"),
+                                       point(1, 1, 128, 2.0, "trn2")};
+  PlotRequest request;
+  request.x = "config";
+  request.y = "time_us";
+  const std::string svg = plot_results(records, request).svg;
+  EXPECT_EQ(count(svg, "<polyline"), 0u);
+  EXPECT_EQ(count(svg, "<title>trn1: 4</title>"), 1u);
+  EXPECT_EQ(count(svg, "<title>trn2: 2</title>"), 1u);
+}
+
+TEST(Compare, TableWithSpeedupAndInvalidColumn) {
+  const auto stats = [](double time_us) {
+    json engines;
+    for (const char* engine : {"tensor", "vector", "scalar", "gpsimd", "dma"}) {
+      engines[engine] = {{"active_pct", 50.0}};
+    }
+    return json{
+        {"time", {{"kernel_us", time_us}}},
+        {"system", {{"cores", 1}, {"mfu_pct", 1.5}, {"hbm_achieved_gbps", 300.0}}},
+        {"cores",
+         json::array({{{"engines", engines}, {"bottleneck", "dma-bound: dma is busy 90%"}}})}};
+  };
+  const std::vector<CompareColumn> columns = {{"trn1", {true, stats(10.0), ""}},
+                                              {"trn2", {true, stats(4.0), ""}},
+                                              {"trn3", {false, {}, "k.json: needs 300 KiB"}}};
+  const std::string table = compare_table("k.json", columns);
+  EXPECT_NE(table.find("speedup vs trn1"), std::string::npos) << table;
+  EXPECT_NE(table.find("2.50x"), std::string::npos) << table;  // 10 / 4
+  EXPECT_NE(table.find("invalid [1]"), std::string::npos) << table;
+  EXPECT_NE(table.find("[1] invalid on trn3: k.json: needs 300 KiB"), std::string::npos) << table;
+  EXPECT_NE(table.find("dma-bound"), std::string::npos) << table;
+  const auto as_json = compare_json("k.json", columns);
+  EXPECT_EQ(as_json["columns"][1]["speedup"], 2.5);
+  EXPECT_EQ(as_json["columns"][2]["error"], "k.json: needs 300 KiB");
+  EXPECT_NE(compare_svg("k.json", columns).find("n/a"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace trnsim::sweep
