@@ -400,13 +400,16 @@ struct DmaParams {
   double fixed_cost_ns = 1300;
   double hwdge_cost_ns = 600;
   double swdge_cost_ns = 1000;
-  double descriptor_overhead_ns = 48;
+  double descriptor_overhead_ns = 105;
+  int descriptor_prefetch = 8;
   int packet_bytes = 4096;
   DmaArbitration arbitration = DmaArbitration::round_robin;
   int priority_classes = 1;
   double transpose_efficiency_hbm = 0.9;
   double transpose_efficiency_sbuf = 0.5;
   double compute_efficiency = 0.5;
+  double sbuf_bandwidth_gbps = 10000;
+  double psum_bandwidth_gbps = 10000;
 
   template <class V>
   void visit(V& v) {
@@ -429,10 +432,18 @@ struct DmaParams {
     v.field("swdge_cost_ns", swdge_cost_ns,
             {"ns", "GpSimd software descriptor generation per DMA instruction",
              "assumed: not published (facts.md §9.3); of the order of the fixed cost", 0, 1e9});
-    v.field(
-        "descriptor_overhead_ns", descriptor_overhead_ns,
-        {"ns", "per-descriptor (contiguous buffer) cost on an engine",
-         "assumed: ~45% efficiency at 1 KiB per partition (calibration-targets.md T4)", 0, 1e6});
+    v.field("descriptor_overhead_ns", descriptor_overhead_ns,
+            {"ns",
+             "descriptor processing time per descriptor (contiguous buffer) on an engine; "
+             "pipelined with data movement, so it bounds small descriptors only",
+             "fitted: 42% of plateau at 1 KiB per partition (calibration-targets.md T4 curve, "
+             "40-45%): 1024 B / 23 B/ns / 0.424 = 105 ns",
+             0, 1e6});
+    v.field("descriptor_prefetch", descriptor_prefetch,
+            {"descriptors",
+             "descriptors an engine may process ahead of the one its data path is moving",
+             "assumed: not published (facts.md §16); one [128, F] transfer's 8 per engine", 1,
+             1 << 20});
     v.field("packet_bytes", packet_bytes,
             {"bytes", "DMA packet size; queue arbitration switches at packet boundaries",
              "facts.md §9.2 (4 KiB default)", 1, 1 << 30});
@@ -450,6 +461,12 @@ struct DmaParams {
     v.field("compute_efficiency", compute_efficiency,
             {"fraction", "dma_compute / SBUF read-add-write throughput relative to a copy",
              "facts.md §8 (50% before NC-v4, 100% on NC-v4)", 0.001, 1});
+    v.field("sbuf_bandwidth_gbps", sbuf_bandwidth_gbps,
+            {"GB/s", "SBUF bandwidth available to the DMA engines of one core (DMA endpoint)",
+             "facts.md §8 (SBUF ~10 TB/s per NeuronCore)", 0.001, 1e7});
+    v.field("psum_bandwidth_gbps", psum_bandwidth_gbps,
+            {"GB/s", "PSUM bandwidth available to the DMA engines of one core (DMA endpoint)",
+             "facts.md §8 (PSUM ~10 TB/s per NeuronCore)", 0.001, 1e7});
   }
 };
 
@@ -468,6 +485,7 @@ struct HbmParams {
   double t_cl_ns = 14;
   double t_refi_ns = 3900;
   double t_rfc_ns = 350;
+  int refresh_postpone_max = 8;
   double t_wtr_ns = 8;
   double t_rtw_ns = 4;
   double controller_latency_ns = 50;
@@ -511,6 +529,10 @@ struct HbmParams {
             {"ns", "refresh interval (tREFI)", "assumed: JEDEC-typical", 1, 1e9});
     v.field("t_rfc_ns", t_rfc_ns,
             {"ns", "refresh cycle time (tRFC)", "assumed: JEDEC-typical", 0, 1e6});
+    v.field("refresh_postpone_max", refresh_postpone_max,
+            {"refreshes",
+             "refreshes a busy channel may postpone (pulled into idle time when possible)",
+             "assumed: JEDEC-typical (8)", 0, 1000});
     v.field("t_wtr_ns", t_wtr_ns,
             {"ns", "write-to-read turnaround (tWTR)", "assumed: JEDEC-typical", 0, 1e6});
     v.field("t_rtw_ns", t_rtw_ns,
@@ -531,6 +553,8 @@ struct CollectiveParams {
   std::int64_t mesh_max_bytes = 1048576;
   std::int64_t rdh_max_bytes = 58720256;
   int packet_bytes = 65536;
+  double op_overhead_ns = 52000;
+  bool kangaring = true;
 
   template <class V>
   void visit(V& v) {
@@ -552,6 +576,16 @@ struct CollectiveParams {
              "facts.md §11.5 (56 MB, read as MiB)", 0, 1e15});
     v.field("packet_bytes", packet_bytes,
             {"bytes", "collective DMA packet size", "facts.md §9.2 (64 KiB)", 1, 1 << 30});
+    v.field("op_overhead_ns", op_overhead_ns,
+            {"ns",
+             "fixed cost of one collective operation (CC-core program start, group handshake, "
+             "completion), paid once before its first step",
+             "fitted: calibration-targets.md T5 on trn1-32xl: 58 us floor of the 2-rank "
+             "all-reduce = this + 2 ring steps of 3 us; assumed the same on later generations",
+             0, 1e9});
+    v.field("kangaring", kangaring,
+            {"bool", "KangaRing available: `auto` uses it above rdh_max_bytes (else Ring)",
+             "facts.md §11.5 (KangaRing is documented for Trainium2)", 0, 1});
   }
 };
 
@@ -570,6 +604,7 @@ struct SystemParams {
   int switch_levels = 0;
   double efa_bandwidth_gbps = 25;
   double efa_latency_ns = 15000;
+  int lnc = 1;
 
   template <class V>
   void visit(V& v) {
@@ -607,6 +642,13 @@ struct SystemParams {
             {"GB/s", "EFA network bandwidth per chip per direction", "facts.md §11", 0, 1e7});
     v.field("efa_latency_ns", efa_latency_ns,
             {"ns", "one-way EFA latency between instances", "facts.md §11.2 (~15 us)", 0, 1e9});
+    v.field("lnc", lnc,
+            {"count",
+             "logical NeuronCore size: physical cores per collective rank (2 = LNC=2: core pairs "
+             "2k, 2k+1 act as one rank, each moving half its data)",
+             "facts.md §12 (LNC=1 or 2 on Trn2/Trn3; runtime default 2). Assumed 1: kernel pids "
+             "are physical cores",
+             1, 2});
   }
 };
 

@@ -1,8 +1,9 @@
-// Placeholder DMA timing of one NeuronCore until the DMA-engine/HBM model lands: each DMA pays a
-// fixed latency (descriptor setup, semaphore-to-start, descriptor generation: overlappable with
-// other DMAs), then moves its bytes over the engines it spreads on (8 partitions per engine, a
-// per-descriptor overhead), and occupies the core's shared DMA data path for bytes / the core's
-// DMA bandwidth. Transfers on one (trigger engine, queue) complete in issue order.
+// Simple DMA timing of one NeuronCore, the fallback of the DMA-engine/HBM model (dma::DmaSystem,
+// src/dma): each DMA pays a fixed latency (descriptor setup, semaphore-to-start, descriptor
+// generation: overlappable with other DMAs), then moves its bytes over the engines it spreads on
+// (8 partitions per engine, a per-descriptor overhead), and occupies the core's shared DMA data
+// path for bytes / the core's DMA bandwidth. Transfers on one (trigger engine, queue) complete in
+// issue order. Analytic: no SystemC modules, completion known at submission.
 // Leaves out: HBM banks/channels and contention between cores, packet-level arbitration.
 #pragma once
 

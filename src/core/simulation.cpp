@@ -4,18 +4,20 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/dma_model.hpp"
+#include "dma/dma_system.hpp"
 #include "util/error.hpp"
 
 namespace trnsim::core {
 
 SimulationResult simulate(const config::Params& params, std::uint32_t cores,
                           const SourceFactory& make_source, const InstructionObserver& observer,
-                          const CollectiveBackendFactory& make_collectives) {
+                          const CollectiveBackendFactory& make_collectives,
+                          const DmaObserver& dma_observer) {
   // Femtosecond resolution: engine cycles (e.g. 1/2.4 GHz) accumulate no visible rounding.
   sc_core::sc_set_time_resolution(1, sc_core::SC_FS);
   BarrierHub barrier(cores);
-  SimpleDmaBackend dma(params, cores);
+  dma::DmaSystem dma("memory_system", params, cores);
+  dma.set_observer(dma_observer);
   std::unique_ptr<CollectiveBackend> collectives =
       make_collectives ? make_collectives(params, cores, dma) : nullptr;
   std::vector<std::unique_ptr<NeuronCore>> modules;
@@ -40,6 +42,7 @@ SimulationResult simulate(const config::Params& params, std::uint32_t cores,
     result.kernel_ns = std::max(result.kernel_ns, core->stats().end_ns);
     result.instructions += core->stats().instructions;
   }
+  result.memory = dma.statistics(result.kernel_ns);
   result.launch_overhead_ns = params.sequencer.launch_overhead_us * 1e3;
   return result;
 }

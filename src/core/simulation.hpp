@@ -5,6 +5,8 @@
 // Leaves out (for now) HBM sharing between cores and collectives.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -24,6 +26,8 @@ struct SimulationResult {
   double kernel_ns = 0;           ///< from start until the last result of any core is visible
   double launch_overhead_ns = 0;  ///< configured runtime pre/postamble (reported separately)
   std::uint64_t instructions = 0;
+  /// The memory system's statistics (DMA queues, HBM stacks and channels), units in key names.
+  nlohmann::json memory;
 };
 
 /// Makes the instruction source of core `pid`.
@@ -39,6 +43,7 @@ using CollectiveBackendFactory = std::function<std::unique_ptr<CollectiveBackend
 SimulationResult simulate(const config::Params& params, std::uint32_t cores,
                           const SourceFactory& make_source,
                           const InstructionObserver& observer = {},
-                          const CollectiveBackendFactory& make_collectives = {});
+                          const CollectiveBackendFactory& make_collectives = {},
+                          const DmaObserver& dma_observer = {});
 
 }  // namespace trnsim::core

@@ -151,32 +151,5 @@ TEST(EngineCost, DispatchesOnTheInstructionsEngine) {
   EXPECT_THROW(engine_cost(dma, trn2()), std::logic_error);
 }
 
-Instruction dma_copy(const AccessPattern& dst, const AccessPattern& src) {
-  return instruction(Opcode::kDmaCopy, Engine::kDma, {{Slot::kDst, dst}, {Slot::kSrc, src}});
-}
-
-TEST(DmaSimple, FixedCostPlusBytesOverEngineBandwidth) {
-  // Trn2: [128, 2000] FP32 = 1,024,000 B over 16 engines: min(16 * 23, 437.5) = 368 B/ns;
-  // 1300 + 1,024,000 / 368 = 1300 + 2782.6087 = 4082.6087 ns.
-  const Instruction load =
-      dma_copy(sbuf(DType::kFloat32, 128, {2000}), hbm(DType::kFloat32, {128, 2000}));
-  EXPECT_NEAR(dma_simple_ns(load, trn2()), 4082.6087, 1e-3);
-  // Trn1: min(16 * 17, 500) = 272 B/ns: 1300 + 1,024,000 / 272 = 1300 + 3764.7059 = 5064.7059.
-  EXPECT_NEAR(dma_simple_ns(load, trn1()), 5064.7059, 1e-3);
-  // 4 partitions x 4096 BF16 = 32,768 B on ceil(4 * 16 / 128) = 1 engine (23 B/ns):
-  // 1300 + 32768 / 23 = 1300 + 1424.6957 = 2724.6957.
-  const Instruction small =
-      dma_copy(sbuf(DType::kBFloat16, 4, {4096}), hbm(DType::kBFloat16, {4, 4096}));
-  EXPECT_NEAR(dma_simple_ns(small, trn2()), 2724.6957, 1e-3);
-  // Hardware DGE adds 600 ns: 3324.6957.
-  Instruction hwdge = small;
-  hwdge.dge = kernel::DgeMode::kHwdge;
-  EXPECT_NEAR(dma_simple_ns(hwdge, trn2()), 3324.6957, 1e-3);
-  // dma_transpose from HBM at 90%: 1300 + 1,024,000 / (368 * 0.9) = 1300 + 3091.7874.
-  Instruction transpose = load;
-  transpose.opcode = Opcode::kDmaTranspose;
-  EXPECT_NEAR(dma_simple_ns(transpose, trn2()), 4391.7874, 1e-3);
-}
-
 }  // namespace
 }  // namespace trnsim::cost::test

@@ -1,0 +1,401 @@
+#include "dma/dma_system.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "memory/address_map.hpp"
+#include "memory/sim_time.hpp"
+
+namespace trnsim::dma {
+
+using kernel::MemoryKind;
+
+namespace {
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
+double percent(double part, double whole) {
+  return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
+}  // namespace
+
+DmaSystem::DmaSystem(sc_core::sc_module_name name, const config::Params& params,
+                     std::uint32_t cores)
+    : sc_core::sc_module(name),
+      params_(params),
+      cores_(std::max<std::uint32_t>(1, cores)),
+      engines_per_core_(static_cast<std::uint32_t>(std::max(1, params.dma.engines_per_core))),
+      lookahead_ns_(std::max(0.0, params.dma.fixed_cost_ns)),
+      engine_bytes_per_ns_(params.dma.engine_bandwidth_gbps),
+      core_bytes_per_ns_(params.dma.core_bandwidth_gbps),
+      interconnect_(std::make_unique<Interconnect>("fabric")),
+      fabric_tolerance_ns_((engines_per_core_ - 1) *
+                           static_cast<double>(std::max(1, params.dma.packet_bytes)) /
+                           params.dma.core_bandwidth_gbps),
+      fabric_tat_ns_(cores_, 0.0),
+      core_stats_(cores_) {
+  const auto cores_per_chip = static_cast<std::uint32_t>(std::max(1, params.chip.cores));
+  const auto stacks_per_chip = static_cast<std::uint32_t>(std::max(1, params.chip.hbm_stacks));
+  const std::uint32_t chips = (cores_ + cores_per_chip - 1) / cores_per_chip;
+  int port = 0;
+  for (std::uint32_t s = 0; s < chips * stacks_per_chip; ++s) {
+    const std::string stack_name = "hbm" + std::to_string(s);
+    stacks_.push_back(std::make_unique<memory::HbmStack>(stack_name.c_str(), params.hbm));
+    interconnect_->memory_socket.bind(stacks_.back()->socket);
+    interconnect_->add_route(MemoryKind::kHbm, s, port++);
+  }
+  for (std::uint32_t pid = 0; pid < cores_; ++pid) {
+    const std::string core = "core" + std::to_string(pid);
+    sbufs_.push_back(std::make_unique<memory::OnChipMemory>((core + "_sbuf").c_str(),
+                                                            params.dma.sbuf_bandwidth_gbps));
+    interconnect_->memory_socket.bind(sbufs_.back()->socket);
+    interconnect_->add_route(MemoryKind::kSbuf, pid, port++);
+    psums_.push_back(std::make_unique<memory::OnChipMemory>((core + "_psum").c_str(),
+                                                            params.dma.psum_bandwidth_gbps));
+    interconnect_->memory_socket.bind(psums_.back()->socket);
+    interconnect_->add_route(MemoryKind::kPsum, pid, port++);
+    for (std::uint32_t e = 0; e < engines_per_core_; ++e) {
+      const std::string engine = core + "_dma" + std::to_string(e);
+      engines_.push_back(std::make_unique<DmaEngine>(engine.c_str(), pid, e, params.dma));
+      engines_.back()->socket.bind(interconnect_->engine_socket);
+    }
+    core_stats_[pid].queues.resize(
+        static_cast<std::size_t>(std::max(1, params.dma.queues_per_engine)));
+  }
+  SC_METHOD(wake);
+  sensitive << wake_event_;
+  dont_initialize();
+}
+
+DmaSystem::~DmaSystem() = default;
+
+std::uint32_t DmaSystem::stack_of_core(std::uint32_t pid) const {
+  const auto cores_per_chip = static_cast<std::uint32_t>(std::max(1, params_.chip.cores));
+  const auto stacks_per_chip = static_cast<std::uint32_t>(std::max(1, params_.chip.hbm_stacks));
+  const auto cores_per_stack = static_cast<std::uint32_t>(std::max(1, params_.hbm.cores_per_stack));
+  const std::uint32_t local = std::min(pid % cores_per_chip / cores_per_stack, stacks_per_chip - 1);
+  return pid / cores_per_chip * stacks_per_chip + local;
+}
+
+double DmaSystem::core_peak_bytes_per_ns() const {
+  return std::min(engines_per_core_ * engine_bytes_per_ns_, core_bytes_per_ns_);
+}
+
+std::uint64_t DmaSystem::fabric_prefix(const kernel::AccessPattern& pattern,
+                                       std::uint32_t pid) const {
+  if (pattern.memory == MemoryKind::kHbm) {
+    // The stack of the accessing core's position on the operand's chip.
+    const auto stacks_per_chip = static_cast<std::uint32_t>(std::max(1, params_.chip.hbm_stacks));
+    std::uint32_t stack = stack_of_core(pid);
+    const std::uint64_t chip_stack =
+        std::uint64_t{pattern.space} * stacks_per_chip + stack % stacks_per_chip;
+    if (chip_stack < stacks_.size()) stack = static_cast<std::uint32_t>(chip_stack);
+    return memory::encode(MemoryKind::kHbm, stack, 0);
+  }
+  const std::uint32_t core = pattern.space < cores_ ? pattern.space : pid;
+  return memory::encode(pattern.memory, core, 0);
+}
+
+void DmaSystem::submit(std::uint32_t pid, std::uint64_t id, const kernel::Instruction& instruction,
+                       core::DmaClient& client) {
+  const double now = memory::now_ns();
+  pid = std::min(pid, cores_ - 1);
+  std::uint32_t slot;
+  if (free_transfers_.empty()) {
+    slot = static_cast<std::uint32_t>(transfers_.size());
+    transfers_.emplace_back();
+  } else {
+    slot = free_transfers_.back();
+    free_transfers_.pop_back();
+  }
+  Transfer& transfer = transfers_[slot];
+  transfer.plan = plan_transfer(instruction, params_, fabric_prefix(instruction.src(), pid),
+                                fabric_prefix(instruction.dst(), pid));
+  transfer.client = &client;
+  transfer.id = id;
+  transfer.pid = pid;
+  transfer.queue =
+      instruction.dma_queue % static_cast<std::uint32_t>(core_stats_[pid].queues.size());
+  transfer.pending = engines_per_core_;
+  transfer.issue_ns = now;
+  if (observed()) transfer.event = core::dma_event_of(pid, id, instruction);
+  transfer.first_packet_ns = kNever;
+  transfer.complete_ns = now;
+
+  CoreDmaStats& stats = core_stats_[pid];
+  ++stats.transfers;
+  stats.bytes += transfer.plan.bytes;
+  ++stats.queues[transfer.queue].transfers;
+  stats.queues[transfer.queue].bytes += transfer.plan.bytes;
+
+  double generation_ns = 0;
+  if (instruction.dge == kernel::DgeMode::kHwdge) generation_ns = params_.dma.hwdge_cost_ns;
+  if (instruction.dge == kernel::DgeMode::kSwdge) generation_ns = params_.dma.swdge_cost_ns;
+  EngineItem item;
+  item.transfer = slot;
+  item.fetchable_ns = now + generation_ns;
+  item.ready_ns = now + generation_ns + params_.dma.fixed_cost_ns;
+  item.max_done_ns = item.ready_ns;
+  const std::uint32_t queue = transfer.queue;
+  for (std::uint32_t e = 0; e < engines_per_core_; ++e) {
+    const std::uint32_t engine_index = pid * engines_per_core_ + e;
+    DmaEngine& engine = *engines_[engine_index];
+    item.cursor = PacketCursor(transfers_[slot].plan, e);
+    engine.enqueue(queue, item);
+    complete_items(engine, engine.queues[queue]);  // an empty item at the head completes now
+    if (engine.has_work()) {
+      schedule(engine, engine_index,
+               std::max({engine.next_eligible_ns(), engine.busy_until_ns, engine.stall_until_ns,
+                         fabric_tat_ns_[pid] - fabric_tolerance_ns_}));
+    }
+  }
+}
+
+void DmaSystem::schedule(DmaEngine& engine, std::uint32_t engine_index, double time_ns) {
+  // Never before what is already final (transactions reach the targets in time order).
+  time_ns = std::max(time_ns, processed_ns_);
+  if (engine.scheduled && engine.scheduled_ns <= time_ns) return;
+  engine.scheduled = true;
+  engine.scheduled_ns = time_ns;
+  Event event;
+  event.time_ns = time_ns;
+  event.order = event_order_++;
+  event.engine = engine_index;
+  event.item = ++engine.generation;  // an earlier pending event of this engine is now stale
+  events_.push(event);
+  if (!advancing_) wake_event_.notify(memory::from_ns(time_ns - memory::now_ns()));
+}
+
+void DmaSystem::wake() {
+  const double now = memory::now_ns();
+  advancing_ = true;
+  advance(now + lookahead_ns_ + memory::ns_per_tick());
+  advancing_ = false;
+  if (!events_.empty()) wake_event_.notify(memory::from_ns(events_.top().time_ns - now));
+}
+
+void DmaSystem::advance(double horizon_ns) {
+  while (!events_.empty() && events_.top().time_ns <= horizon_ns) {
+    const Event event = events_.top();
+    events_.pop();
+    processed_ns_ = event.time_ns;
+    if (event.write) {
+      finish_packet(event);
+    } else if (event.item == engines_[event.engine]->generation) {
+      issue_packet(event.engine, event.time_ns);
+    }
+  }
+  processed_ns_ = std::max(processed_ns_, horizon_ns);
+}
+
+void DmaSystem::issue_packet(std::uint32_t engine_index, double time_ns) {
+  DmaEngine& engine = *engines_[engine_index];
+  engine.scheduled = false;
+  // The core's DMA cap as a rate with a burst allowance of one packet per engine: it delays
+  // packets only when all engines together exceed it.
+  double& fabric_tat = fabric_tat_ns_[engine.core];
+  const double start = std::max(
+      {time_ns, engine.busy_until_ns, engine.stall_until_ns, fabric_tat - fabric_tolerance_ns_});
+  if (start > time_ns) {
+    schedule(engine, engine_index, start);
+    return;
+  }
+  double next_eligible = kNever;
+  const int selected = engine.select_queue(time_ns, next_eligible);
+  if (selected < 0) {
+    if (next_eligible < kNever) schedule(engine, engine_index, next_eligible);
+    return;
+  }
+  const auto queue_index = static_cast<std::uint32_t>(selected);
+  DmaQueue& queue = engine.queues[queue_index];
+  const std::uint32_t sequence = queue.issue;
+  EngineItem& item = queue.items.at(sequence);
+  Transfer& transfer = transfers_[item.transfer];
+  CoreDmaStats& stats = core_stats_[engine.core];
+  if (item.cursor.at_descriptor_start()) {
+    engine.start_descriptor(item, time_ns);
+    ++stats.descriptors;
+  }
+  const Packet packet = item.cursor.next(transfer.plan);
+  const DmaEngine::Transport read =
+      engine.transport(false, packet.src_address, packet.src_bytes, time_ns);
+  const double occupancy = packet.moved_bytes / (engine_bytes_per_ns_ * transfer.plan.efficiency);
+  const double read_done = std::max(read.done_ns, time_ns + occupancy);
+  if (memory::decode(packet.dst_address).memory == MemoryKind::kHbm) {
+    // HBM schedules on arrival: write when the read completes, in global time order.
+    Event write;
+    write.time_ns = read_done;
+    write.order = event_order_++;
+    write.address = packet.dst_address;
+    write.engine = engine_index;
+    write.item = sequence;
+    write.bytes = packet.dst_bytes;
+    write.queue = static_cast<std::uint16_t>(queue_index);
+    write.write = true;
+    events_.push(write);
+    ++item.outstanding;
+  } else {
+    // On-chip ports tolerate arrivals out of time order: write now, at read_done.
+    const DmaEngine::Transport written =
+        engine.transport(true, packet.dst_address, packet.dst_bytes, read_done);
+    item.max_done_ns = std::max(item.max_done_ns, written.done_ns);
+  }
+  transfer.first_packet_ns = std::min(transfer.first_packet_ns, time_ns);
+  fabric_tat = std::max(fabric_tat, time_ns) + packet.moved_bytes / core_bytes_per_ns_;
+  engine.busy_until_ns = time_ns + occupancy;
+  engine.stall_until_ns = read.accept_ns;
+  ++stats.packets;
+  stats.engine_busy_ns += occupancy;
+  engine.round_robin_next = (queue_index + 1) % static_cast<std::uint32_t>(engine.queues.size());
+  if (item.cursor.done()) {
+    engine.skip_issued(queue_index);
+    complete_items(engine, queue);
+  }
+  if (engine.has_work()) {
+    schedule(engine, engine_index,
+             std::max({engine.busy_until_ns, engine.stall_until_ns,
+                       fabric_tat - fabric_tolerance_ns_, engine.next_eligible_ns()}));
+  }
+}
+
+void DmaSystem::finish_packet(const Event& event) {
+  DmaEngine& engine = *engines_[event.engine];
+  const DmaEngine::Transport written =
+      engine.transport(true, event.address, event.bytes, event.time_ns);
+  DmaQueue& queue = engine.queues[event.queue];
+  EngineItem& item = queue.items.at(event.item);
+  item.max_done_ns = std::max(item.max_done_ns, written.done_ns);
+  --item.outstanding;
+  engine.stall_until_ns = std::max(engine.stall_until_ns, written.accept_ns);
+  complete_items(engine, queue);
+}
+
+void DmaSystem::complete_items(DmaEngine& engine, DmaQueue& queue) {
+  (void)engine;
+  while (queue.items.begin() != queue.issue) {
+    const EngineItem& item = queue.items.at(queue.items.begin());
+    if (item.outstanding > 0) break;
+    const double done = std::max(item.max_done_ns, queue.last_done_ns);
+    queue.last_done_ns = done;
+    const std::uint32_t transfer = item.transfer;
+    queue.items.pop_front();
+    engine_done(transfer, done);
+  }
+}
+
+void DmaSystem::engine_done(std::uint32_t slot, double done_ns) {
+  Transfer& transfer = transfers_[slot];
+  transfer.complete_ns = std::max(transfer.complete_ns, done_ns);
+  if (--transfer.pending > 0) return;
+
+  const double complete = std::max(transfer.complete_ns, memory::now_ns());
+  const double first = transfer.first_packet_ns < kNever ? transfer.first_packet_ns : complete;
+  const double transfer_ns = complete - first;
+  last_complete_ns_ = std::max(last_complete_ns_, complete);
+  CoreDmaStats& stats = core_stats_[transfer.pid];
+  auto add_interval = [&](double& busy_until, double& active) {
+    if (complete > busy_until) {
+      active += complete - std::max(first, busy_until);
+      busy_until = complete;
+    }
+  };
+  add_interval(stats.busy_until_ns, stats.active_ns);
+  QueueStats& queue = stats.queues[transfer.queue];
+  add_interval(queue.busy_until_ns, queue.active_ns);
+
+  if (observed()) {
+    transfer.event.issue_ns = transfer.issue_ns;
+    transfer.event.start_ns = first;
+    transfer.event.end_ns = complete;
+    report(transfer.event);
+  }
+  core::DmaClient* client = transfer.client;
+  const std::uint64_t id = transfer.id;
+  free_transfers_.push_back(slot);
+  client->dma_complete(id, memory::from_ns(complete), transfer_ns);
+}
+
+nlohmann::json DmaSystem::statistics(double elapsed_ns) const {
+  if (elapsed_ns <= 0) elapsed_ns = last_complete_ns_;
+  nlohmann::json out;
+  const double peak = core_peak_bytes_per_ns();
+  nlohmann::json cores = nlohmann::json::array();
+  for (std::uint32_t pid = 0; pid < cores_; ++pid) {
+    const CoreDmaStats& s = core_stats_[pid];
+    if (s.transfers == 0) continue;
+    const double achieved = s.active_ns > 0 ? s.bytes / s.active_ns : 0;
+    nlohmann::json queues = nlohmann::json::array();
+    for (std::size_t q = 0; q < s.queues.size(); ++q) {
+      const QueueStats& queue = s.queues[q];
+      if (queue.transfers == 0) continue;
+      queues.push_back({{"queue", q},
+                        {"transfers", queue.transfers},
+                        {"bytes", queue.bytes},
+                        {"active_ns", queue.active_ns}});
+    }
+    const memory::OnChipStats& sbuf = sbufs_[pid]->stats();
+    const memory::OnChipStats& psum = psums_[pid]->stats();
+    cores.push_back(
+        {{"core", pid},
+         {"transfers", s.transfers},
+         {"bytes", s.bytes},
+         {"descriptors", s.descriptors},
+         {"packets", s.packets},
+         {"active_ns", s.active_ns},
+         {"achieved_bandwidth_gbps", achieved},
+         {"efficiency_pct", percent(achieved, peak)},
+         {"engine_busy_pct", percent(s.engine_busy_ns, s.active_ns * engines_per_core_)},
+         {"sbuf_read_bytes", sbuf.read_bytes},
+         {"sbuf_write_bytes", sbuf.write_bytes},
+         {"psum_read_bytes", psum.read_bytes},
+         {"psum_write_bytes", psum.write_bytes},
+         {"queues", queues}});
+  }
+  out["dma"] = {{"peak_bandwidth_per_core_gbps", peak}, {"cores", cores}};
+
+  nlohmann::json stacks = nlohmann::json::array();
+  for (std::size_t s = 0; s < stacks_.size(); ++s) {
+    const memory::HbmStackTiming& timing = stacks_[s]->timing();
+    const memory::ChannelStats total = timing.totals();
+    if (total.requests == 0) continue;
+    nlohmann::json served = nlohmann::json::array();
+    for (std::uint32_t pid = 0; pid < cores_; ++pid) {
+      if (stack_of_core(pid) == s) served.push_back(pid);
+    }
+    nlohmann::json channels = nlohmann::json::array();
+    for (std::size_t c = 0; c < timing.channel_count(); ++c) {
+      const memory::ChannelStats& ch = timing.channel(c).stats();
+      channels.push_back(
+          {{"channel", c},
+           {"read_bytes", ch.read_bytes},
+           {"write_bytes", ch.write_bytes},
+           {"requests", ch.requests},
+           {"row_hit_pct",
+            percent(static_cast<double>(ch.row_hits), static_cast<double>(ch.requests))},
+           {"mean_queueing_delay_ns", ch.requests ? ch.queueing_ns / ch.requests : 0.0},
+           {"bus_busy_pct", percent(ch.bus_busy_ns, elapsed_ns)}});
+    }
+    const double bytes = static_cast<double>(total.read_bytes + total.write_bytes);
+    const double achieved = elapsed_ns > 0 ? bytes / elapsed_ns : 0;
+    const auto requests = static_cast<double>(total.requests);
+    stacks.push_back(
+        {{"stack", s},
+         {"cores", served},
+         {"read_bytes", total.read_bytes},
+         {"write_bytes", total.write_bytes},
+         {"requests", total.requests},
+         {"row_hit_pct", percent(static_cast<double>(total.row_hits), requests)},
+         {"row_conflict_pct", percent(static_cast<double>(total.row_conflicts), requests)},
+         {"mean_queueing_delay_ns", total.queueing_ns / requests},
+         {"achieved_bandwidth_gbps", achieved},
+         {"peak_bandwidth_gbps", timing.peak_bytes_per_ns()},
+         {"utilization_pct", percent(achieved, timing.peak_bytes_per_ns())},
+         {"channels", channels}});
+  }
+  out["hbm"] = {{"elapsed_ns", elapsed_ns}, {"stacks", stacks}};
+  return out;
+}
+
+}  // namespace trnsim::dma

@@ -1,0 +1,150 @@
+// The memory system of a simulation: per NeuronCore dma.engines_per_core DMA engines
+// (DmaEngine), the fabric (Interconnect), one HBM stack per hbm stack of each chip involved
+// (memory::HbmStack, shared by hbm.cores_per_stack cores) and SBUF/PSUM endpoints per core
+// (memory::OnChipMemory), all talking loosely-timed TLM-2.0. Implements core::DmaBackend.
+//
+// Timing of a DMA issued at t: its descriptors exist from t (+ hwdge/swdge generation); its data
+// may move from t + dma.fixed_cost_ns (+ generation): the cross-engine semaphore-to-start, which
+// overlaps other DMAs. Each engine owning rows moves them packet by packet (queue arbitration at
+// packet boundaries, per-engine bandwidth, the core's DMA cap, memory back-pressure); the DMA
+// completes when every engine has completed it in queue order (idle engines too: they write
+// their semaphore). Reported transfer_ns = completion - first packet.
+//
+// Granularity and cost: the unit of work is the packet (<= dma.packet_bytes, contiguous on both
+// sides); HBM bank and bus timing is analytic per interleave granule. One internal event queue
+// orders every engine's packet issues and writes in global time, so each memory target sees its
+// transactions in time order and can schedule them on arrival; no sc_event per packet. A single
+// SC_METHOD wakes at most once per dma.fixed_cost_ns of simulated time while DMAs are active:
+// a DMA submitted at t cannot move data before t + fixed_cost_ns, so everything up to then is
+// final (conservative lookahead), and completions are reported ahead of time.
+// Leaves out: collectives' use of the engines, DMA compute, descriptor traffic in HBM, the links
+// between chips (an access to another chip's HBM goes straight to that stack).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <queue>
+#include <systemc>
+#include <vector>
+
+#include "config/params.hpp"
+#include "core/dma_backend.hpp"
+#include "dma/descriptors.hpp"
+#include "dma/dma_engine.hpp"
+#include "dma/interconnect.hpp"
+#include "kernel/instruction.hpp"
+#include "memory/hbm_stack.hpp"
+#include "memory/onchip_memory.hpp"
+
+namespace trnsim::dma {
+
+/// Per-core DMA counters (all queues), and per queue.
+struct QueueStats {
+  std::uint64_t transfers = 0;
+  std::uint64_t bytes = 0;
+  double active_ns = 0;  ///< union of [first packet, completion] of its transfers
+  double busy_until_ns = 0;
+};
+struct CoreDmaStats {
+  std::uint64_t transfers = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t descriptors = 0;
+  std::uint64_t packets = 0;
+  double engine_busy_ns = 0;  ///< sum over engines of data-path occupancy
+  double active_ns = 0;       ///< union over transfers of [first packet, completion]
+  double busy_until_ns = 0;
+  std::vector<QueueStats> queues;
+};
+
+class DmaSystem : public sc_core::sc_module, public core::DmaBackend {
+ public:
+  SC_HAS_PROCESS(DmaSystem);
+
+  /// Elaborates the memory system for `cores` cores (global indices 0..cores-1).
+  DmaSystem(sc_core::sc_module_name name, const config::Params& params, std::uint32_t cores);
+  ~DmaSystem() override;
+
+  void submit(std::uint32_t pid, std::uint64_t id, const kernel::Instruction& instruction,
+              core::DmaClient& client) override;
+
+  /// Statistics with units in the key names. `elapsed_ns`: the run's duration for achieved
+  /// bandwidths (0: up to the last DMA completion).
+  nlohmann::json statistics(double elapsed_ns = 0) const;
+
+  /// Global index of the HBM stack serving core `pid`: its chip's stacks, local core index /
+  /// hbm.cores_per_stack (the runtime places a core's buffers in its own stack).
+  std::uint32_t stack_of_core(std::uint32_t pid) const;
+  std::size_t stack_count() const { return stacks_.size(); }
+  const memory::HbmStack& stack(std::size_t index) const { return *stacks_[index]; }
+  const CoreDmaStats& core_stats(std::uint32_t pid) const { return core_stats_[pid]; }
+  /// Peak DMA bandwidth of one core: min(engines x engine bandwidth, core cap), bytes/ns.
+  double core_peak_bytes_per_ns() const;
+
+ private:
+  struct Transfer {
+    TransferPlan plan;
+    core::DmaClient* client = nullptr;
+    std::uint64_t id = 0;
+    std::uint32_t pid = 0;
+    std::uint32_t queue = 0;
+    std::uint32_t pending = 0;  ///< engines that have not completed it
+    double issue_ns = 0;
+    core::DmaEvent event;  ///< filled only when an observer is set
+    double first_packet_ns = 0;
+    double complete_ns = 0;
+  };
+  /// Engine issue event (write == false) or the write half of a packet (write == true).
+  struct Event {
+    double time_ns = 0;
+    std::uint64_t order = 0;  ///< tie-break: creation order
+    std::uint64_t address = 0;
+    std::uint32_t engine = 0;
+    std::uint32_t item = 0;  ///< write: item sequence; issue: the engine's generation
+    std::uint32_t bytes = 0;
+    std::uint16_t queue = 0;
+    bool write = false;
+  };
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const {
+      return a.time_ns > b.time_ns || (a.time_ns == b.time_ns && a.order > b.order);
+    }
+  };
+
+  void wake();
+  void advance(double horizon_ns);
+  /// Makes `engine` look for a packet to issue at `time_ns` (unless it already will earlier).
+  void schedule(DmaEngine& engine, std::uint32_t engine_index, double time_ns);
+  void issue_packet(std::uint32_t engine_index, double time_ns);
+  void finish_packet(const Event& event);
+  void complete_items(DmaEngine& engine, DmaQueue& queue);
+  void engine_done(std::uint32_t transfer, double done_ns);
+  std::uint64_t fabric_prefix(const kernel::AccessPattern& pattern, std::uint32_t pid) const;
+
+  const config::Params params_;
+  const std::uint32_t cores_;
+  const std::uint32_t engines_per_core_;
+  const double lookahead_ns_;
+  const double engine_bytes_per_ns_;
+  const double core_bytes_per_ns_;
+
+  std::unique_ptr<Interconnect> interconnect_;
+  std::vector<std::unique_ptr<memory::HbmStack>> stacks_;
+  std::vector<std::unique_ptr<memory::OnChipMemory>> sbufs_;
+  std::vector<std::unique_ptr<memory::OnChipMemory>> psums_;
+  std::vector<std::unique_ptr<DmaEngine>> engines_;  ///< pid * engines_per_core + engine
+
+  std::vector<Transfer> transfers_;
+  std::vector<std::uint32_t> free_transfers_;
+  std::priority_queue<Event, std::vector<Event>, Later> events_;
+  std::uint64_t event_order_ = 0;
+  const double fabric_tolerance_ns_;   ///< burst allowance of the core DMA cap
+  std::vector<double> fabric_tat_ns_;  ///< per core: the cap's theoretical arrival time (GCRA)
+  sc_core::sc_event wake_event_;
+  bool advancing_ = false;
+  double processed_ns_ = 0;  ///< simulated time up to which events are processed (final)
+  double last_complete_ns_ = 0;
+  std::vector<CoreDmaStats> core_stats_;
+};
+
+}  // namespace trnsim::dma

@@ -1,0 +1,141 @@
+// Test support for the DMA tests: operand and instruction builders, and a SystemC testbench that
+// submits DMAs to a DmaSystem at given times and records their completions. One testbench per
+// test process (SystemC elaborates once per process; gtest_discover_tests runs each TEST alone).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "config/load.hpp"
+#include "config/params.hpp"
+#include "core/dma_backend.hpp"
+#include "dma/dma_system.hpp"
+#include "kernel/instruction.hpp"
+#include "memory/sim_time.hpp"
+
+namespace trnsim::dma::test {
+
+using kernel::AccessPattern;
+using kernel::DType;
+using kernel::Instruction;
+using kernel::MemoryKind;
+using kernel::Opcode;
+
+/// Row-major contiguous pattern: on-chip `partitions` x free sizes, or HBM `sizes` at `address`.
+inline AccessPattern pattern(MemoryKind memory, DType dtype, std::uint32_t partitions,
+                             std::initializer_list<std::uint32_t> sizes, std::uint64_t offset = 0) {
+  AccessPattern p;
+  p.memory = memory;
+  p.dtype = dtype;
+  p.tensor = 0;
+  p.partitions = memory == MemoryKind::kHbm ? 1 : partitions;
+  p.offset = offset;
+  p.rank = static_cast<std::uint8_t>(sizes.size());
+  std::size_t d = 0;
+  for (std::uint32_t size : sizes) p.sizes[d++] = size;
+  std::int64_t stride = 1;
+  for (int i = static_cast<int>(p.rank) - 1; i >= 0; --i) {
+    p.strides[i] = stride;
+    stride *= p.sizes[i];
+  }
+  return p;
+}
+inline AccessPattern sbuf(DType dtype, std::uint32_t partitions,
+                          std::initializer_list<std::uint32_t> free_sizes,
+                          std::uint64_t offset = 0) {
+  return pattern(MemoryKind::kSbuf, dtype, partitions, free_sizes, offset);
+}
+inline AccessPattern hbm(DType dtype, std::initializer_list<std::uint32_t> sizes,
+                         std::uint64_t address = 0) {
+  return pattern(MemoryKind::kHbm, dtype, 1, sizes, address);
+}
+
+inline Instruction dma_copy(const AccessPattern& dst, const AccessPattern& src,
+                            std::uint8_t queue = 0) {
+  Instruction instruction;
+  instruction.opcode = Opcode::kDmaCopy;
+  instruction.engine = kernel::Engine::kDma;
+  instruction.operand(kernel::Slot::kDst) = dst;
+  instruction.operand(kernel::Slot::kSrc) = src;
+  instruction.dma_queue = queue;
+  return instruction;
+}
+
+/// [rows, bytes_per_row] BF16 HBM -> SBUF load, HBM address `address`.
+inline Instruction load(std::uint32_t rows, std::uint32_t bytes_per_row, std::uint64_t address,
+                        std::uint8_t queue = 0) {
+  const std::uint32_t elements = bytes_per_row / 2;
+  return dma_copy(sbuf(DType::kBFloat16, rows, {elements}),
+                  hbm(DType::kBFloat16, {rows, elements}, address), queue);
+}
+
+inline config::Params builtin(const std::string& name,
+                              const std::vector<std::string>& overrides = {}) {
+  return config::load_config(name, overrides).params;
+}
+
+struct Completion {
+  double complete_ns = -1;
+  double transfer_ns = -1;
+};
+
+/// Submits DMAs at their times (from one thread, in time order) and records completions.
+class Testbench : public sc_core::sc_module, public core::DmaClient {
+ public:
+  SC_HAS_PROCESS(Testbench);
+
+  struct Submission {
+    double time_ns;
+    std::uint32_t pid;
+    Instruction instruction;
+  };
+
+  Testbench(sc_core::sc_module_name name, DmaSystem& system)
+      : sc_core::sc_module(name), system_(system) {
+    SC_THREAD(run);
+  }
+
+  /// Adds a DMA submitted at `time_ns` by core `pid`; returns its id.
+  std::uint64_t add(double time_ns, std::uint32_t pid, const Instruction& instruction) {
+    submissions_.push_back({time_ns, pid, instruction});
+    return submissions_.size() - 1;
+  }
+
+  void dma_complete(std::uint64_t id, const sc_core::sc_time& complete,
+                    double transfer_ns) override {
+    EXPECT_GE(complete, sc_core::sc_time_stamp()) << "completion reported in the past";
+    EXPECT_EQ(completions_.count(id), 0u) << "DMA " << id << " completed twice";
+    completions_[id] = {memory::to_ns(complete), transfer_ns};
+  }
+
+  const Completion& completion(std::uint64_t id) const { return completions_.at(id); }
+  std::size_t completed() const { return completions_.size(); }
+
+  /// Runs the simulation to the end; every submitted DMA must have completed.
+  void run_all() {
+    sc_core::sc_start();
+    EXPECT_EQ(completions_.size(), submissions_.size());
+  }
+
+ private:
+  void run() {
+    for (std::size_t i = 0; i < submissions_.size(); ++i) {
+      const Submission& s = submissions_[i];
+      const double now = memory::now_ns();
+      if (s.time_ns > now) sc_core::wait(memory::from_ns(s.time_ns - now));
+      system_.submit(s.pid, i, s.instruction, *this);
+    }
+  }
+
+  DmaSystem& system_;
+  std::vector<Submission> submissions_;
+  std::map<std::uint64_t, Completion> completions_;
+};
+
+}  // namespace trnsim::dma::test
