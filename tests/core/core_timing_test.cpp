@@ -3,6 +3,8 @@
 // from the Trainium2 config (configs/trn2.json) and the cost rules in docs/cost-models.md.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "sim_harness.hpp"
@@ -182,6 +184,89 @@ TEST(CoreTiming, DoubleBufferingOverlapsDmaAndCompute) {
   EXPECT_LT(double_ns, 0.8 * single_ns);
   EXPECT_EQ(single["cores"][0]["engines"]["vector"]["instructions"], 8);
   EXPECT_EQ(single["cores"][0]["dma"]["transfers"], 24);
+}
+
+}  // namespace
+}  // namespace trnsim::testing
+
+namespace trnsim::testing {
+namespace {
+
+// The spec's section 8 example (examples/kernels/vector_add.json: T = 8 tiles of [128, 2048]
+// fp32, double-buffered; 16 loads and 8 stores of 1 MiB each = 25,165,824 B) on every
+// generation. Bounds worked out by hand from each config:
+//   DMA bound    = 25,165,824 B / min(16 engines x engine GB/s, core cap GB/s)
+//   vector bound = 8 adds x 4096 cycles / vector clock + first load + last store, where a load
+//                  or store is the fixed cost 1,300 ns + 1 MiB at the core's DMA peak.
+// The kernel can be no faster than the larger bound; with good overlap it should be within
+// 15% of it (the rest: DMA fixed latency at the start and end, HBM row misses, descriptors).
+struct GenerationCase {
+  const char* config;
+  double dma_peak_gbps;  // min(16 x engine_bandwidth_gbps, core_bandwidth_gbps)
+  double vector_ghz;
+};
+
+class SpecExample : public ::testing::TestWithParam<GenerationCase> {};
+
+TEST_P(SpecExample, RunsWithinHandWorkedBounds) {
+  const GenerationCase& c = GetParam();
+  const double bytes = 25165824.0;
+  const double dma_bound = bytes / c.dma_peak_gbps;
+  const double one_transfer = 1300.0 + 1048576.0 / c.dma_peak_gbps;
+  const double vector_bound = 8 * 4096 / c.vector_ghz + 2 * one_transfer;
+  const double bound = std::max(dma_bound, vector_bound);
+  const std::string kernel = R"({"format": "trnsim-kernel/1", "name": "vector_add",
+    "params": {"T": 8, "F": 2048},
+    "tensors": {
+      "a": {"memory": "hbm", "dtype": "float32", "shape": ["T", 128, "F"]},
+      "b": {"memory": "hbm", "dtype": "float32", "shape": ["T", 128, "F"]},
+      "out": {"memory": "hbm", "dtype": "float32", "shape": ["T", 128, "F"]},
+      "a_sb": {"memory": "sbuf", "dtype": "float32", "shape": [2, 128, "F"], "partition_dim": 1},
+      "b_sb": {"memory": "sbuf", "dtype": "float32", "shape": [2, 128, "F"], "partition_dim": 1},
+      "c_sb": {"memory": "sbuf", "dtype": "float32", "shape": [2, 128, "F"], "partition_dim": 1}},
+    "program": [{"for": "t", "range": "T", "body": [
+      {"op": "dma_copy", "dst": "a_sb[t % 2]", "src": "a[t]"},
+      {"op": "dma_copy", "dst": "b_sb[t % 2]", "src": "b[t]", "queue": 1},
+      {"op": "tensor_tensor", "dst": "c_sb[t % 2]", "in0": "a_sb[t % 2]", "in1": "b_sb[t % 2]",
+       "alu": "add"},
+      {"op": "dma_copy", "dst": "out[t]", "src": "c_sb[t % 2]"}]}]})";
+  const auto stats = simulate_in_child(kernel, c.config);
+  const double time = kernel_ns(stats);
+  EXPECT_GE(time, bound) << c.config;
+  EXPECT_LE(time, 1.15 * bound) << c.config;
+  EXPECT_EQ(stats["cores"][0]["hbm"]["read_bytes"].get<double>(), 2 * bytes / 3);
+  EXPECT_EQ(stats["cores"][0]["hbm"]["write_bytes"].get<double>(), bytes / 3);
+}
+
+// trn1: 16 x 17 = 272 GB/s (core cap 500): DMA bound 92,521 ns; vector 1.12 GHz.
+// trn2: 16 x 23 = 368 (cap 437.5): 68,386 ns; vector 0.96 GHz.
+// trn3: 16 x 33 = 528 (cap 612.5): 47,663 ns; vector 1.2 GHz.
+// trn4 (projected): 16 x 132 = 2,112 (cap 2,450): 11,916 ns, so the vector bound rules:
+//   8 x 4096 / 1.2 = 27,307 ns + 2 x (1,300 + 496.5) = 30,900 ns.
+INSTANTIATE_TEST_SUITE_P(Generations, SpecExample,
+                         ::testing::Values(GenerationCase{"trn1", 272, 1.12},
+                                           GenerationCase{"trn2", 368, 0.96},
+                                           GenerationCase{"trn3", 528, 1.2},
+                                           GenerationCase{"trn4", 2112, 1.2}),
+                         [](const auto& info) { return std::string(info.param.config); });
+
+TEST(Determinism, TwoRunsPrintByteIdenticalStatistics) {
+  const std::string command = std::string(TRNSIM_BINARY) + " run " + TRNSIM_SOURCE_DIR +
+                              "/examples/kernels/vector_add.json --json";
+  auto capture = [&command] {
+    std::string out;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (pipe == nullptr) return out;
+    char buffer[4096];
+    std::size_t n;
+    while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) out.append(buffer, n);
+    pclose(pipe);
+    return out;
+  };
+  const std::string first = capture();
+  const std::string second = capture();
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(first, second);
 }
 
 }  // namespace
