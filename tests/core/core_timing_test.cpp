@@ -271,3 +271,28 @@ TEST(Determinism, TwoRunsPrintByteIdenticalStatistics) {
 
 }  // namespace
 }  // namespace trnsim::testing
+
+namespace trnsim::testing {
+namespace {
+
+// NC-v2 (Trainium1): VectorE and GpSimdE cannot access SBUF at the same time (facts.md §7), so
+// two independent instructions on them serialise; from NC-v3 on they overlap.
+TEST(CoreTiming, SharedSbufPortSerialisesVectorAndGpSimdOnTrainium1) {
+  const std::string kernel = R"({"format": "trnsim-kernel/1", "name": "ports",
+    "tensors": {
+      "x": {"memory": "sbuf", "dtype": "float32", "shape": [128, 2048]},
+      "y": {"memory": "sbuf", "dtype": "float32", "shape": [128, 2048]},
+      "z": {"memory": "sbuf", "dtype": "float32", "shape": [128, 2048]},
+      "i": {"memory": "sbuf", "dtype": "int32", "shape": [128, 2048]}},
+    "program": [
+      {"op": "tensor_tensor", "dst": "z", "in0": "x", "in1": "y", "alu": "add"},
+      {"op": "iota", "dst": "i", "expr": "p * 2048 + f"}]})";
+  // trn1: add = 2N = 4096 cycles at 1.12 GHz = 3657.14 ns; iota = 150 + N = 2198 cycles at
+  // 1.4 GHz = 1570 ns, which must wait for the add's SBUF access.
+  EXPECT_NEAR(kernel_ns(simulate_in_child(kernel, "trn1")), 4096 / 1.12 + 2198 / 1.4, 0.01);
+  // trn2: the two overlap; the add (4096 cycles at 0.96 GHz) is the longer one.
+  EXPECT_NEAR(kernel_ns(simulate_in_child(kernel, "trn2")), 4096 / 0.96, 0.01);
+}
+
+}  // namespace
+}  // namespace trnsim::testing
