@@ -14,5 +14,10 @@ struct CommandContext {
 void register_config_command(CLI::App& app, CommandContext& context);
 void register_check_command(CLI::App& app, CommandContext& context);
 void register_run_command(CLI::App& app, CommandContext& context);
+void register_sweep_command(CLI::App& app, CommandContext& context);
+void register_compare_command(CLI::App& app, CommandContext& context);
+void register_regress_command(CLI::App& app, CommandContext& context);
+void register_collective_command(CLI::App& app, CommandContext& context);
+void register_validate_command(CLI::App& app, CommandContext& context);
 
 }  // namespace trnsim::cli

@@ -42,6 +42,9 @@ int main(int argc, char** argv) {
   trnsim::cli::register_config_command(app, context);
   trnsim::cli::register_check_command(app, context);
   trnsim::cli::register_run_command(app, context);
+  trnsim::cli::register_sweep_command(app, context);
+  trnsim::cli::register_compare_command(app, context);
+  trnsim::cli::register_regress_command(app, context);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,76 @@
+// `trnsim run`: simulate a kernel with timing on a configuration and print the summary.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/kernel_loading.hpp"
+#include "core/simulation.hpp"
+#include "report/report.hpp"
+#include "report/run_outputs.hpp"
+#include "util/error.hpp"
+
+namespace trnsim::cli {
+
+void register_run_command(CLI::App& app, CommandContext& context) {
+  struct Options {
+    KernelArguments kernel;
+    bool json = false;
+    // [outputs] result files (report/run_outputs.hpp, docs/outputs.md)
+    report::RunOutputOptions outputs;
+    std::string trace_window;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* run = app.add_subcommand("run", "Simulate a kernel with timing and print the summary");
+  add_kernel_arguments(*run, options->kernel);
+  run->add_flag("--json", options->json,
+                "Print the full statistics as JSON instead of the summary");
+  // [outputs] begin
+  run->add_option("--trace", options->outputs.trace_path,
+                  "Write a Chrome trace-event JSON timeline (open in ui.perfetto.dev)");
+  run->add_option("--trace-limit", options->outputs.trace.max_slices,
+                  "Write at most N slices to the trace (0 = no limit)");
+  run->add_option("--trace-window", options->trace_window,
+                  "Only trace slices overlapping BEGIN_US:END_US (either side may be empty)");
+  run->add_option("--profile", options->outputs.profile_path,
+                  "Write one CSV row per instruction (columns: docs/outputs.md)");
+  run->add_option("--dma-profile", options->outputs.dma_profile_path,
+                  "Write one CSV row per DMA transfer and packet (columns: docs/outputs.md)");
+  run->add_option("--stats", options->outputs.stats_path,
+                  "Write the statistics with provenance (resolved config, kernel hash) as JSON");
+  // [outputs] end
+  run->callback([options, &context] {
+    if (!options->trace_window.empty()) {  // [outputs]
+      report::parse_trace_window(options->trace_window, options->outputs.trace);
+    }
+    const LoadedKernel loaded = load_kernel(options->kernel);
+    spdlog::info("simulating {} on {} ({} core(s))", loaded.program->name,
+                 loaded.config.params.name, loaded.prepared.cores);
+    // [outputs] begin
+    const report::RunInfo info = run_info(loaded);
+    report::RunOutputs outputs(
+        options->outputs, loaded.prepared, loaded.config,
+        {{"trnsim_version", info.version},
+         {"kernel",
+          {{"name", info.kernel_name}, {"params", info.params}, {"hash", info.kernel_hash}}},
+         {"config", info.config_name}});
+    const core::SimulationResult result = core::simulate(
+        loaded.config.params, loaded.prepared.cores,
+        [&loaded](std::uint32_t pid) { return make_stream_source(loaded.prepared, pid); },
+        outputs.instruction_observer(), {}, outputs.dma_observer());
+    nlohmann::json stats = report::run_statistics(result, loaded.config.params, info);
+    outputs.finish(stats, result.kernel_ns);
+    // [outputs] end
+    if (options->json) {
+      std::cout << stats.dump(2) << "\n";
+    } else {
+      std::cout << report::format_summary(stats);
+    }
+    context.exit_code = kExitOk;
+  });
+}
+
+}  // namespace trnsim::cli
