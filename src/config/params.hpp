@@ -529,10 +529,10 @@ struct HbmParams {
             {"ns", "refresh interval (tREFI)", "assumed: JEDEC-typical", 1, 1e9});
     v.field("t_rfc_ns", t_rfc_ns,
             {"ns", "refresh cycle time (tRFC)", "assumed: JEDEC-typical", 0, 1e6});
-    v.field("refresh_postpone_max", refresh_postpone_max,
-            {"refreshes",
-             "refreshes a busy channel may postpone (pulled into idle time when possible)",
-             "assumed: JEDEC-typical (8)", 0, 1000});
+    v.field(
+        "refresh_postpone_max", refresh_postpone_max,
+        {"refreshes", "refreshes a busy channel may postpone (pulled into idle time when possible)",
+         "assumed: JEDEC-typical (8)", 0, 1000});
     v.field("t_wtr_ns", t_wtr_ns,
             {"ns", "write-to-read turnaround (tWTR)", "assumed: JEDEC-typical", 0, 1e6});
     v.field("t_rtw_ns", t_rtw_ns,

@@ -5,11 +5,10 @@
 // Leaves out (for now) HBM sharing between cores and collectives.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "config/params.hpp"
