@@ -11,24 +11,10 @@
 
 #include "config/load.hpp"
 #include "core/simulation.hpp"
+#include "core/stream_source.hpp"
 #include "kernel/parse.hpp"
 #include "kernel/prepare.hpp"
-#include "kernel/stream.hpp"
 #include "kernel/target_from_config.hpp"
-
-namespace {
-
-class StreamSource final : public trnsim::core::InstructionSource {
- public:
-  StreamSource(const trnsim::kernel::PreparedKernel& kernel, std::uint32_t pid)
-      : stream_(kernel, pid) {}
-  bool next(trnsim::kernel::Instruction& out) override { return stream_.next(out); }
-
- private:
-  trnsim::kernel::InstructionStream stream_;
-};
-
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace trnsim;
@@ -52,9 +38,10 @@ int main(int argc, char** argv) {
   const kernel::PreparedKernel prepared =
       kernel::prepare_kernel(program, kernel::target_from_params(config.params));
   const auto begin = std::chrono::steady_clock::now();
-  const core::SimulationResult result = core::simulate(
-      config.params, prepared.cores,
-      [&prepared](std::uint32_t pid) { return std::make_unique<StreamSource>(prepared, pid); });
+  const core::SimulationResult result =
+      core::simulate(config.params, prepared.cores, [&prepared](std::uint32_t pid) {
+        return std::make_unique<trnsim::core::StreamSource>(prepared, pid);
+      });
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   rusage usage{};

@@ -3,32 +3,13 @@
 #include <fstream>
 #include <iterator>
 
+#include "core/stream_source.hpp"
 #include "kernel/parse.hpp"
-#include "kernel/stream.hpp"
 #include "kernel/target_from_config.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 
 namespace trnsim::cli {
-
-namespace {
-
-class StreamSource final : public core::InstructionSource {
- public:
-  StreamSource(const kernel::PreparedKernel& kernel, std::uint32_t pid) : stream_(kernel, pid) {}
-  bool next(kernel::Instruction& out) override { return stream_.next(out); }
-  std::span<const std::uint32_t> core_group(std::uint32_t id) const override {
-    return stream_.core_group(id);
-  }
-  std::string location(const kernel::Instruction& instruction) const override {
-    return stream_.kernel().prog().location(instruction.source);
-  }
-
- private:
-  kernel::InstructionStream stream_;
-};
-
-}  // namespace
 
 void add_kernel_arguments(CLI::App& command, KernelArguments& arguments) {
   command.add_option("KERNEL", arguments.kernel_path, "Kernel JSON file (trnsim-kernel/1)")
@@ -68,7 +49,7 @@ LoadedKernel load_kernel(const KernelArguments& arguments) {
 
 std::unique_ptr<core::InstructionSource> make_stream_source(const kernel::PreparedKernel& kernel,
                                                             std::uint32_t pid) {
-  return std::make_unique<StreamSource>(kernel, pid);
+  return std::make_unique<core::StreamSource>(kernel, pid);
 }
 
 report::RunInfo run_info(const LoadedKernel& loaded) {

@@ -9,24 +9,15 @@
 
 #include "config/load.hpp"
 #include "core/simulation.hpp"
+#include "core/stream_source.hpp"
 #include "kernel/parse.hpp"
 #include "kernel/prepare.hpp"
-#include "kernel/stream.hpp"
 #include "kernel/target_from_config.hpp"
 #include "report/report.hpp"
 
 namespace trnsim::testing {
 
 namespace {
-
-class StreamSource final : public core::InstructionSource {
- public:
-  StreamSource(const kernel::PreparedKernel& kernel, std::uint32_t pid) : stream_(kernel, pid) {}
-  bool next(kernel::Instruction& out) override { return stream_.next(out); }
-
- private:
-  kernel::InstructionStream stream_;
-};
 
 std::string run_here(const SimulationRequest& request) {
   try {
@@ -39,9 +30,10 @@ std::string run_here(const SimulationRequest& request) {
         kernel::parse_program_text(request.kernel_json, "<test>", options));
     const kernel::PreparedKernel prepared =
         kernel::prepare_kernel(program, kernel::target_from_params(loaded.params));
-    const core::SimulationResult result = core::simulate(
-        loaded.params, prepared.cores,
-        [&prepared](std::uint32_t pid) { return std::make_unique<StreamSource>(prepared, pid); });
+    const core::SimulationResult result =
+        core::simulate(loaded.params, prepared.cores, [&prepared](std::uint32_t pid) {
+          return std::make_unique<core::StreamSource>(prepared, pid);
+        });
     report::RunInfo info;
     info.kernel_name = program->name;
     info.config_name = loaded.params.name;
