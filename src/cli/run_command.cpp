@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/kernel_loading.hpp"
+#include "collective/collective_system.hpp"
 #include "core/simulation.hpp"
 #include "report/report.hpp"
 #include "report/run_outputs.hpp"
@@ -57,11 +58,23 @@ void register_run_command(CLI::App& app, CommandContext& context) {
          {"kernel",
           {{"name", info.kernel_name}, {"params", info.params}, {"hash", info.kernel_hash}}},
          {"config", info.config_name}});
-    const core::SimulationResult result = core::simulate(
-        loaded.config.params, loaded.prepared.cores,
-        [&loaded](std::uint32_t pid) { return make_stream_source(loaded.prepared, pid); },
-        outputs.instruction_observer(), {}, outputs.dma_observer());
+    auto collectives = std::make_shared<collective::CollectiveLog>();  // [collective]
+    core::SimulationResult result;
+    try {
+      result = core::simulate(
+          loaded.config.params, loaded.prepared.cores,
+          [&loaded](std::uint32_t pid) { return make_stream_source(loaded.prepared, pid); },
+          outputs.instruction_observer(), collective::backend_factory(collectives),
+          outputs.dma_observer());
+    } catch (const InputError&) {
+      collective::rethrow_if_failed(*collectives);  // [collective] its error explains the stop
+      throw;
+    }
+    collective::rethrow_if_failed(*collectives);
     nlohmann::json stats = report::run_statistics(result, loaded.config.params, info);
+    if (!collectives->operations.empty()) {
+      stats["collectives"] = collective::statistics(*collectives);
+    }
     outputs.finish(stats, result.kernel_ns);
     // [outputs] end
     if (options->json) {

@@ -1,0 +1,22 @@
+// Which algorithm a collective runs: `auto` picks by message size as the Neuron runtime documents
+// for Trainium2 (facts.md §11.5: Mesh up to collective.mesh_max_bytes, RDH up to
+// collective.rdh_max_bytes, KangaRing above when collective.kangaring, else Ring), and
+// Hierarchical when the ranks span several EFA domains evenly. An explicit algorithm the
+// operation cannot use falls back to Ring (all_to_all: pairwise exchange). Pure.
+#pragma once
+
+#include <cstdint>
+
+#include "collective/schedule.hpp"
+#include "config/params.hpp"
+
+namespace trnsim::collective {
+
+/// The algorithm `operation` over `ranks` ranks with a message of `bytes` runs when `requested`
+/// (kAuto or explicit). `domains` = EFA domains the ranks span; `even_domains` = each holds the
+/// same number of ranks.
+Algorithm choose_algorithm(Operation operation, Algorithm requested, std::uint64_t bytes,
+                           std::uint32_t ranks, std::uint32_t domains, bool even_domains,
+                           const config::CollectiveParams& params);
+
+}  // namespace trnsim::collective
