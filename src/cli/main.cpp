@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   trnsim::cli::register_compare_command(app, context);
   trnsim::cli::register_regress_command(app, context);
   trnsim::cli::register_collective_command(app, context);
+  trnsim::cli::register_validate_command(app, context);
 
   try {
     app.parse(argc, argv);

@@ -319,11 +319,11 @@ struct GpSimdEngineParams {
 };
 
 struct SequencerParams {
-  int queue_depth = 32;
+  int queue_depth = 256;
   int registers = 64;
   double semaphore_latency_ns = 50;
   double issue_ns = 2;
-  double launch_overhead_us = 15;
+  double launch_overhead_us = 14.5;
 
   template <class V>
   void visit(V& v) {

@@ -1,0 +1,70 @@
+// `trnsim validate`: compare simulations of the example kernels with published measurements of
+// real hardware (calibration-targets.md) plus sanity checks; print the table or the Markdown of
+// docs/validation.md; exit 1 when a row leaves its tolerance without a stated reason.
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "sweep/workers.hpp"
+#include "util/error.hpp"
+#include "validation/validate.hpp"
+
+namespace trnsim::cli {
+
+void register_validate_command(CLI::App& app, CommandContext& context) {
+  struct Options {
+    bool markdown = false;
+    std::string output;
+    std::string kernels = validation::default_kernels_dir();
+    unsigned jobs = 0;
+    double timeout_s = 0;
+    bool no_sanity = false;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* command = app.add_subcommand(
+      "validate",
+      "Compare the example kernels with published hardware measurements (T1-T5) and run "
+      "sanity checks; exit 1 when a target leaves its tolerance");
+  command->add_flag("--markdown", options->markdown,
+                    "Print the Markdown of docs/validation.md instead of the table");
+  command->add_option("-o,--output", options->output, "Write to FILE instead of stdout");
+  command->add_option("--kernels", options->kernels,
+                      "Directory of the example kernels (default: the source tree's "
+                      "examples/kernels)");
+  command->add_option("-j,--jobs", options->jobs,
+                      "Simulations at once (default: one per hardware thread)");
+  command->add_option("--timeout", options->timeout_s,
+                      "Per-simulation limit in seconds; a run over it gives no result");
+  command->add_flag("--no-sanity", options->no_sanity,
+                    "Only the published targets, not the sanity checks over every example");
+  command->callback([options, &context] {
+    validation::ValidateOptions run;
+    run.kernels_dir = options->kernels;
+    run.trnsim_binary = sweep::self_executable();
+    run.parallel = sweep::resolve_parallelism(options->jobs);
+    run.timeout_s = options->timeout_s;
+    run.progress = sweep::default_progress_style() == sweep::ProgressStyle::kBar
+                       ? sweep::ProgressStyle::kBar
+                       : sweep::ProgressStyle::kQuiet;
+    run.sanity = !options->no_sanity;
+    run.version = TRNSIM_VERSION;
+    const validation::Report report = validation::run_validation(run, std::cerr);
+    const std::string text =
+        options->markdown ? validation::format_markdown(report) : validation::format_text(report);
+    if (options->output.empty()) {
+      std::cout << text;
+    } else {
+      std::ofstream file(options->output, std::ios::binary | std::ios::trunc);
+      if (!file || !(file << text)) {
+        throw InputError(options->output, "cannot write the validation report");
+      }
+      std::cerr << "validate: " << validation::summary_line(report) << "; wrote " << options->output
+                << "\n";
+    }
+    context.exit_code = validation::all_passed(report.outcomes) ? kExitOk : kExitCheckFailed;
+  });
+}
+
+}  // namespace trnsim::cli
