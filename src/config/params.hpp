@@ -397,6 +397,7 @@ struct DmaParams {
   int queues_per_engine = 16;
   double engine_bandwidth_gbps = 23;
   double core_bandwidth_gbps = 437.5;
+  double hbm_port_bandwidth_gbps = 437.5;
   double fixed_cost_ns = 1300;
   double hwdge_cost_ns = 600;
   double swdge_cost_ns = 1000;
@@ -423,6 +424,13 @@ struct DmaParams {
     v.field("core_bandwidth_gbps", core_bandwidth_gbps,
             {"GB/s", "cap on all DMA traffic of one NeuronCore (chip DMA bandwidth / cores)",
              "facts.md §1, §9.1 (chip DMA bandwidth)", 0.001, 1e7});
+    v.field("hbm_port_bandwidth_gbps", hbm_port_bandwidth_gbps,
+            {"GB/s",
+             "cap on one NeuronCore's DMA traffic from HBM, and separately on its traffic to "
+             "HBM (reads and writes have their own channels)",
+             "facts.md §10: the profiler's dma_ddr_bandwidth, 'maximum DMA DDR bandwidth "
+             "available to a single physical NeuronCore', value not published",
+             0.001, 1e7});
     v.field("fixed_cost_ns", fixed_cost_ns,
             {"ns", "per-DMA fixed cost: descriptor setup, sync, semaphore-to-start",
              "facts.md §9.2 (~1300 ns)", 0, 1e9});

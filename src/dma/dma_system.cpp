@@ -35,6 +35,12 @@ DmaSystem::DmaSystem(sc_core::sc_module_name name, const config::Params& params,
                            static_cast<double>(std::max(1, params.dma.packet_bytes)) /
                            params.dma.core_bandwidth_gbps),
       fabric_tat_ns_(cores_, 0.0),
+      port_bytes_per_ns_(params.dma.hbm_port_bandwidth_gbps),
+      port_tolerance_ns_((engines_per_core_ - 1) *
+                         static_cast<double>(std::max(1, params.dma.packet_bytes)) /
+                         params.dma.hbm_port_bandwidth_gbps),
+      hbm_read_tat_ns_(cores_, 0.0),
+      hbm_write_tat_ns_(cores_, 0.0),
       core_stats_(cores_) {
   const auto cores_per_chip = static_cast<std::uint32_t>(std::max(1, params.chip.cores));
   const auto stacks_per_chip = static_cast<std::uint32_t>(std::max(1, params.chip.hbm_stacks));
@@ -213,6 +219,18 @@ void DmaSystem::issue_packet(std::uint32_t engine_index, double time_ns) {
   const std::uint32_t sequence = queue.issue;
   EngineItem& item = queue.items.at(sequence);
   Transfer& transfer = transfers_[item.transfer];
+  // The core's HBM ports: a packet reading HBM waits for the read port's cap, one writing HBM
+  // for the write port's (both rates with a burst allowance of one packet per engine).
+  const bool reads_hbm = transfer.plan.src.memory == MemoryKind::kHbm;
+  const bool writes_hbm = transfer.plan.dst.memory == MemoryKind::kHbm;
+  double& read_tat = hbm_read_tat_ns_[engine.core];
+  double& write_tat = hbm_write_tat_ns_[engine.core];
+  const double port_ready = std::max(reads_hbm ? read_tat - port_tolerance_ns_ : time_ns,
+                                     writes_hbm ? write_tat - port_tolerance_ns_ : time_ns);
+  if (port_ready > time_ns) {
+    schedule(engine, engine_index, port_ready);
+    return;
+  }
   CoreDmaStats& stats = core_stats_[engine.core];
   if (item.cursor.at_descriptor_start()) {
     engine.start_descriptor(item, time_ns);
@@ -244,6 +262,10 @@ void DmaSystem::issue_packet(std::uint32_t engine_index, double time_ns) {
   }
   transfer.first_packet_ns = std::min(transfer.first_packet_ns, time_ns);
   fabric_tat = std::max(fabric_tat, time_ns) + packet.moved_bytes / core_bytes_per_ns_;
+  if (reads_hbm) read_tat = std::max(read_tat, time_ns) + packet.src_bytes / port_bytes_per_ns_;
+  if (writes_hbm) {
+    write_tat = std::max(write_tat, time_ns) + packet.dst_bytes / port_bytes_per_ns_;
+  }
   engine.busy_until_ns = time_ns + occupancy;
   engine.stall_until_ns = read.accept_ns;
   ++stats.packets;

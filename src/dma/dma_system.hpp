@@ -138,8 +138,12 @@ class DmaSystem : public sc_core::sc_module, public core::DmaBackend {
   std::vector<std::uint32_t> free_transfers_;
   std::priority_queue<Event, std::vector<Event>, Later> events_;
   std::uint64_t event_order_ = 0;
-  const double fabric_tolerance_ns_;   ///< burst allowance of the core DMA cap
-  std::vector<double> fabric_tat_ns_;  ///< per core: the cap's theoretical arrival time (GCRA)
+  const double fabric_tolerance_ns_;      ///< burst allowance of the core DMA cap
+  std::vector<double> fabric_tat_ns_;     ///< per core: the cap's theoretical arrival time (GCRA)
+  const double port_bytes_per_ns_;        ///< dma.hbm_port_bandwidth_gbps, per direction
+  const double port_tolerance_ns_;        ///< burst allowance of the HBM port caps
+  std::vector<double> hbm_read_tat_ns_;   ///< per core: HBM read port cap (GCRA)
+  std::vector<double> hbm_write_tat_ns_;  ///< per core: HBM write port cap (GCRA)
   sc_core::sc_event wake_event_;
   bool advancing_ = false;
   double processed_ns_ = 0;  ///< simulated time up to which events are processed (final)

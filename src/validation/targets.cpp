@@ -42,19 +42,7 @@ Row single(std::string target, std::string measure, std::string hardware, std::s
   return row;
 }
 
-/// Known reasons (Row::known_miss) shared by several rows.
-constexpr const char* kTrn1DmaThroughput =
-    "Trainium1 DMA throughput. The measurements imply about 100 GB/s per core for T1 v2's "
-    "[128, 512] rhs loads (4.4 GB in 42.96 ms), about 135 GB/s for v3's [128, 1024] loads "
-    "(2.2 GB in the 16 ms that the single-buffered blocks leave beside 6 ms of TensorE work) "
-    "and about 136 GB/s for T2's 32 KiB rows if LayerNorm v2 is DMA-bound (8 MiB per tile in "
-    "61.5 us); the model moves them faster. Trainium1's DMA parameters are not measured: "
-    "16 x 17 B/ns per core is the stated peak and the per-descriptor cost is Trainium2's T4 "
-    "fit. About 9 B/ns per engine (144 GB/s per core) brings v3, T2 v2 and the T2 speed-up "
-    "within tolerance; v2 then still needs about 165 ns per 1 KiB descriptor, which in the "
-    "pipelined descriptor model makes v1's 256 B rows far too slow, whereas the measured v1 "
-    "moves its 256 B and 1 KiB rows at the same ~100 GB/s. The DMA model (issue 5, which owns "
-    "dma.* and hbm.*) has to settle the fixed/per-byte split";
+/// Known reasons (Row::known_miss).
 constexpr const char* kDescriptorBound =
     "Descriptor-bound DMAs. Each [128, 128] FP32 tile moves 512 B per partition, 8 descriptors "
     "per DMA engine; at Trainium2's per-descriptor cost fitted on T4 (so that 1 KiB per "
@@ -89,8 +77,6 @@ void add_t1(std::vector<Row>& rows) {
         Check::relative(0.15), run,
         [](const RunResults& results, const RunSpec& r) { return kernel_us(results, r) / 1e3; }));
   }
-  rows[rows.size() - 3].known_miss = kTrn1DmaThroughput;  // v2
-  rows[rows.size() - 2].known_miss = kTrn1DmaThroughput;  // v3
   rows.back().note =
       "The v4 kernel keeps its SBUF accumulator in bfloat16, as the tutorial's code allocates "
       "it (`result_tiles` with `lhsT.dtype`), where calibration-targets.md says FP32. An FP32 "
@@ -131,7 +117,6 @@ void add_t1(std::vector<Row>& rows) {
     ratio.decimals = 2;
     ratio.check = Check::relative(0.20);
     ratio.runs = {runs[i], runs[i + 1]};
-    ratio.known_miss = kTrn1DmaThroughput;  // every ratio involves v2 or v3
     ratio.simulate = [a = runs[i], b = runs[i + 1]](const RunResults& results) {
       return Measured{kernel_us(results, a) / kernel_us(results, b), ""};
     };
@@ -161,7 +146,6 @@ void add_t2(std::vector<Row>& rows) {
                         Check::relative(0.20), v1, time_us));
   rows.push_back(single("T2", "v2 [4096, 8192]: kernel time", hardware, "1969 us", 1969, "us", 0,
                         Check::relative(0.20), v2, time_us));
-  rows.back().known_miss = kTrn1DmaThroughput;
   Row speedup;
   speedup.target = "T2";
   speedup.measure = "v2 faster than v1 by (1 - v2/v1)";
@@ -171,7 +155,6 @@ void add_t2(std::vector<Row>& rows) {
   speedup.decimals = 1;
   speedup.check = Check::range(5, 25);
   speedup.runs = {v1, v2};
-  speedup.known_miss = kTrn1DmaThroughput;
   speedup.simulate = [v1, v2](const RunResults& results) {
     return Measured{100.0 * (1.0 - kernel_us(results, v2) / kernel_us(results, v1)), ""};
   };
@@ -545,6 +528,11 @@ const std::vector<CalibratedParameter>& calibrated_parameters() {
       {"dma.descriptor_overhead_ns", "T4 (trn2)",
        "the fixed/per-byte split of a DMA's cost is not published (facts.md §16); fitted by the "
        "DMA model (issue 5) on the efficiency curve"},
+      {"dma.hbm_port_bandwidth_gbps", "T1 v2-v4 (trn1)",
+       "the per-core DMA DDR bandwidth is not published (facts.md §10); the four T1 versions read "
+       "HBM at 96-104 GB/s whatever their descriptor size (256 B to 4 KiB per partition), so "
+       "Trainium1 gets a per-core HBM port limit; other generations keep it at the core's DMA "
+       "cap (not binding)"},
       {"collective.op_overhead_ns", "T5 (trn1-32xl)",
        "the latency floor of small collectives; fitted by the collective model (issue 8)"},
       {"collective.intra_hop_latency_ns", "T5 (trn1-32xl)",

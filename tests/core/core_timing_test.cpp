@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ostream>
 #include <string>
 
 #include "sim_harness.hpp"
@@ -196,6 +197,9 @@ namespace {
 // fp32, double-buffered; 16 loads and 8 stores of 1 MiB each = 25,165,824 B) on every
 // generation. Bounds worked out by hand from each config:
 //   DMA bound    = 25,165,824 B / min(16 engines x engine GB/s, core cap GB/s)
+//   port bound   = 16,777,216 B read / HBM port GB/s (dma.hbm_port_bandwidth_gbps, per
+//                  direction) + the last add + the last store (fixed cost + 1 MiB at
+//                  min(port, DMA peak))
 //   vector bound = 8 adds x 4096 cycles / vector clock + first load + last store, where a load
 //                  or store is the fixed cost 1,300 ns + 1 MiB at the core's DMA peak.
 // The kernel can be no faster than the larger bound; with good overlap it should be within
@@ -204,7 +208,12 @@ struct GenerationCase {
   const char* config;
   double dma_peak_gbps;  // min(16 x engine_bandwidth_gbps, core_bandwidth_gbps)
   double vector_ghz;
+  double hbm_port_gbps;  // dma.hbm_port_bandwidth_gbps
 };
+
+void PrintTo(const GenerationCase& c, std::ostream* os) {
+  *os << c.config;
+}
 
 class SpecExample : public ::testing::TestWithParam<GenerationCase> {};
 
@@ -214,7 +223,9 @@ TEST_P(SpecExample, RunsWithinHandWorkedBounds) {
   const double dma_bound = bytes / c.dma_peak_gbps;
   const double one_transfer = 1300.0 + 1048576.0 / c.dma_peak_gbps;
   const double vector_bound = 8 * 4096 / c.vector_ghz + 2 * one_transfer;
-  const double bound = std::max(dma_bound, vector_bound);
+  const double port_bound = 2 * bytes / 3 / c.hbm_port_gbps + 4096 / c.vector_ghz + 1300.0 +
+                            1048576.0 / std::min(c.hbm_port_gbps, c.dma_peak_gbps);
+  const double bound = std::max({dma_bound, vector_bound, port_bound});
   const std::string kernel = R"({"format": "trnsim-kernel/1", "name": "vector_add",
     "params": {"T": 8, "F": 2048},
     "tensors": {
@@ -238,16 +249,18 @@ TEST_P(SpecExample, RunsWithinHandWorkedBounds) {
   EXPECT_EQ(stats["cores"][0]["hbm"]["write_bytes"].get<double>(), bytes / 3);
 }
 
-// trn1: 16 x 17 = 272 GB/s (core cap 500): DMA bound 92,521 ns; vector 1.12 GHz.
-// trn2: 16 x 23 = 368 (cap 437.5): 68,386 ns; vector 0.96 GHz.
-// trn3: 16 x 33 = 528 (cap 612.5): 47,663 ns; vector 1.2 GHz.
+// trn1: 16 x 17 = 272 GB/s (core cap 500): DMA bound 92,521 ns; vector 1.12 GHz; HBM port
+//   108 GB/s rules: 16,777,216 / 108 = 155,345 ns + 4096 / 1.12 = 3,657 ns + 1,300 ns +
+//   1,048,576 / 108 = 9,709 ns: 170,011 ns.
+// trn2: 16 x 23 = 368 (cap 437.5): 68,386 ns; vector 0.96 GHz; port 437.5 (not binding).
+// trn3: 16 x 33 = 528 (cap 612.5): 47,663 ns; vector 1.2 GHz; port 612.5 (not binding).
 // trn4 (projected): 16 x 132 = 2,112 (cap 2,450): 11,916 ns, so the vector bound rules:
 //   8 x 4096 / 1.2 = 27,307 ns + 2 x (1,300 + 496.5) = 30,900 ns.
 INSTANTIATE_TEST_SUITE_P(Generations, SpecExample,
-                         ::testing::Values(GenerationCase{"trn1", 272, 1.12},
-                                           GenerationCase{"trn2", 368, 0.96},
-                                           GenerationCase{"trn3", 528, 1.2},
-                                           GenerationCase{"trn4", 2112, 1.2}),
+                         ::testing::Values(GenerationCase{"trn1", 272, 1.12, 108},
+                                           GenerationCase{"trn2", 368, 0.96, 437.5},
+                                           GenerationCase{"trn3", 528, 1.2, 612.5},
+                                           GenerationCase{"trn4", 2112, 1.2, 2450}),
                          [](const auto& info) { return std::string(info.param.config); });
 
 TEST(Determinism, TwoRunsPrintByteIdenticalStatistics) {

@@ -114,6 +114,42 @@ TEST(DmaBandwidth, TheCoreCapLimitsAllEngines) {
   EXPECT_NEAR(steady_rate(bench, 4, 11, static_cast<double>(bytes)), 200.0, 200.0 * 0.02);
 }
 
+TEST(DmaBandwidth, TheHbmPortCapsReadsAndWritesSeparately) {
+  // dma.hbm_port_bandwidth_gbps = 150 below the engines' 368 B/ns. A stream of HBM -> SBUF
+  // loads reads at 150 B/ns; SBUF -> HBM stores submitted with them write at 150 B/ns of their
+  // own, so together the core moves 300 B/ns (the per-direction caps do not share a budget).
+  const config::Params params = builtin("trn2", {"dma.hbm_port_bandwidth_gbps=150"});
+  DmaSystem system("memory", params, 1);
+  Testbench bench("bench", system);
+  const std::uint64_t bytes = 128ull * 16384;
+  for (std::uint64_t i = 0; i < 12; ++i) bench.add(0, 0, load(128, 16384, i * bytes, 0));
+  for (std::uint64_t i = 0; i < 12; ++i) {
+    bench.add(0, 0,
+              dma_copy(hbm(DType::kBFloat16, {128, 8192}, (1ull << 28) + i * bytes),
+                       sbuf(DType::kBFloat16, 128, {8192}), 1));
+  }
+  bench.run_all();
+  // Loads are DMAs 0-11, stores 12-23 (ids in submission order).
+  EXPECT_NEAR(steady_rate(bench, 4, 11, static_cast<double>(bytes)), 150.0, 150.0 * 0.03);
+  EXPECT_NEAR(steady_rate(bench, 16, 23, static_cast<double>(bytes)), 150.0, 150.0 * 0.03);
+}
+
+TEST(DmaBandwidth, TheHbmPortCapLeavesOnChipCopiesAlone) {
+  // SBUF -> SBUF copies never touch HBM: with a 50 GB/s port they still move at the engines'
+  // 368 B/ns.
+  const config::Params params = builtin("trn2", {"dma.hbm_port_bandwidth_gbps=50"});
+  DmaSystem system("memory", params, 1);
+  Testbench bench("bench", system);
+  const std::uint64_t bytes = 128ull * 16384;
+  for (std::uint64_t i = 0; i < 12; ++i) {
+    bench.add(
+        0, 0,
+        dma_copy(sbuf(DType::kBFloat16, 128, {8192}, 65536), sbuf(DType::kBFloat16, 128, {8192})));
+  }
+  bench.run_all();
+  EXPECT_NEAR(steady_rate(bench, 4, 11, static_cast<double>(bytes)), 368.0, 368.0 * 0.03);
+}
+
 TEST(DmaBandwidth, TwoCoresSharingAStackEachGetAboutHalf) {
   // Trn2, stack bandwidth lowered to 368 GB/s = one core's DMA peak, so the stack is the
   // bottleneck once two cores stream. Cores 0 and 1 share stack 0 (hbm.cores_per_stack = 2);

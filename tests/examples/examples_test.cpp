@@ -223,7 +223,9 @@ struct Case {
   std::string generation;
 };
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.file << " on " << c.generation; }
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.file << " on " << c.generation;
+}
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
