@@ -1,5 +1,5 @@
 // Simulator speed: simulated instructions per wall-second and peak RSS of one whole run.
-// Usage: sim_bench KERNEL.json [CONFIG] [--param N=V]...
+// Usage: sim_bench KERNEL.json [CONFIG] [--param N=V]... [--set KEY=VALUE]...
 // Prints one line of numbers (see docs/performance.md); not a test.
 #include <sys/resource.h>
 
@@ -19,20 +19,24 @@
 int main(int argc, char** argv) {
   using namespace trnsim;
   if (argc < 2) {
-    std::fprintf(stderr, "usage: sim_bench KERNEL.json [CONFIG] [--param N=V]...\n");
+    std::fprintf(stderr,
+                 "usage: sim_bench KERNEL.json [CONFIG] [--param N=V]... [--set KEY=VALUE]...\n");
     return 2;
   }
   std::string config_name = "trn2";
   kernel::ParseOptions options;
+  std::vector<std::string> sets;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--param" && i + 1 < argc) {
       options.param_overrides.push_back(kernel::parse_param_override(argv[++i]));
+    } else if (arg == "--set" && i + 1 < argc) {
+      sets.emplace_back(argv[++i]);
     } else {
       config_name = arg;
     }
   }
-  const config::LoadedConfig config = config::load_config(config_name);
+  const config::LoadedConfig config = config::load_config(config_name, sets);
   auto program =
       std::make_shared<const kernel::Program>(kernel::parse_program_file(argv[1], options));
   const kernel::PreparedKernel prepared =

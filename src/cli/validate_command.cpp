@@ -2,13 +2,18 @@
 // real hardware (calibration-targets.md) plus sanity checks; print the table or the Markdown of
 // docs/validation.md; exit 1 when a row leaves its tolerance without a stated reason.
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
+#include "config/load.hpp"
 #include "sweep/workers.hpp"
 #include "util/error.hpp"
+#include "validation/targets.hpp"
 #include "validation/validate.hpp"
 
 namespace trnsim::cli {
@@ -21,6 +26,7 @@ void register_validate_command(CLI::App& app, CommandContext& context) {
     unsigned jobs = 0;
     double timeout_s = 0;
     bool no_sanity = false;
+    std::vector<std::string> sets;
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
@@ -39,6 +45,9 @@ void register_validate_command(CLI::App& app, CommandContext& context) {
                       "Per-simulation limit in seconds; a run over it gives no result");
   command->add_flag("--no-sanity", options->no_sanity,
                     "Only the published targets, not the sanity checks over every example");
+  command->add_option("--set", options->sets,
+                      "Override a config parameter in every run (KEY=VALUE, repeatable), e.g. "
+                      "--set dma.model=transfer to validate the fast DMA model");
   command->callback([options, &context] {
     validation::ValidateOptions run;
     run.kernels_dir = options->kernels;
@@ -49,6 +58,17 @@ void register_validate_command(CLI::App& app, CommandContext& context) {
                        ? sweep::ProgressStyle::kBar
                        : sweep::ProgressStyle::kQuiet;
     run.sanity = !options->no_sanity;
+    for (const std::string& set : options->sets) {
+      const std::size_t equals = set.find('=');
+      if (equals == std::string::npos || equals == 0) {
+        throw InputError("--set " + set, "expected KEY=VALUE (e.g. dma.model=transfer)");
+      }
+      run.sets.emplace_back(set.substr(0, equals), set.substr(equals + 1));
+    }
+    // Checked once here (unknown key, bad value) rather than failing every run.
+    for (const std::string& generation : validation::generations()) {
+      config::load_config(generation, options->sets);
+    }
     run.version = TRNSIM_VERSION;
     const validation::Report report = validation::run_validation(run, std::cerr);
     const std::string text =
@@ -56,9 +76,20 @@ void register_validate_command(CLI::App& app, CommandContext& context) {
     if (options->output.empty()) {
       std::cout << text;
     } else {
-      std::ofstream file(options->output, std::ios::binary | std::ios::trunc);
-      if (!file || !(file << text)) {
-        throw InputError(options->output, "cannot write the validation report");
+      // Written beside the target and renamed, so no half-written report is left behind.
+      const std::string partial = options->output + ".tmp";
+      {
+        std::ofstream file(partial, std::ios::binary | std::ios::trunc);
+        if (!file || !(file << text) || !file.flush()) {
+          std::remove(partial.c_str());
+          throw InputError(options->output, "cannot write the validation report");
+        }
+      }
+      std::error_code error;
+      std::filesystem::rename(partial, options->output, error);
+      if (error) {
+        std::remove(partial.c_str());
+        throw InputError(options->output, "cannot write the validation report: " + error.message());
       }
       std::cerr << "validate: " << validation::summary_line(report) << "; wrote " << options->output
                 << "\n";

@@ -22,6 +22,7 @@ namespace trnsim::config {
 
 enum class Generation { trn1, trn2, trn3, trn4 };
 enum class DmaArbitration { round_robin, strict_priority };
+enum class DmaModel { packet, transfer };
 enum class AddressHash { crc, bitslice };
 enum class Topology { single, torus2d, torus3d, switch_, nvlink_switch };
 
@@ -34,6 +35,10 @@ struct EnumNames<Generation> {
 template <>
 struct EnumNames<DmaArbitration> {
   static constexpr std::array<std::string_view, 2> names{"round_robin", "strict_priority"};
+};
+template <>
+struct EnumNames<DmaModel> {
+  static constexpr std::array<std::string_view, 2> names{"packet", "transfer"};
 };
 template <>
 struct EnumNames<AddressHash> {
@@ -393,6 +398,7 @@ struct PsumParams {
 };
 
 struct DmaParams {
+  DmaModel model = DmaModel::packet;
   int engines_per_core = 16;
   int queues_per_engine = 16;
   double engine_bandwidth_gbps = 23;
@@ -414,6 +420,12 @@ struct DmaParams {
 
   template <class V>
   void visit(V& v) {
+    v.field("model", model,
+            {"",
+             "DMA/HBM timing granularity: packet (every packet and HBM request: queue "
+             "interleaving, banks, row buffers) or transfer (one closed-form computation per "
+             "DMA with the same engines, descriptor costs and caps; docs/performance.md)",
+             "modelling choice, not hardware (docs/architecture.md)"});
     v.field("engines_per_core", engines_per_core,
             {"count", "DMA engines per NeuronCore", "facts.md §9.1 (16)", 1, 1024});
     v.field("queues_per_engine", queues_per_engine,

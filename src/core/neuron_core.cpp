@@ -212,6 +212,18 @@ bool NeuronCore::dependencies_known(const Queued& item, Engine consumer, sc_time
   return true;
 }
 
+std::optional<std::uint64_t> NeuronCore::unscheduled_producer(const Queued& item) {
+  for (std::uint8_t i = 0; i < item.dependency_count; ++i) {
+    const InFlight& record = slot(item.dependencies[i]);
+    if (record.id == item.dependencies[i] && !record.scheduled) return item.dependencies[i];
+  }
+  for (const std::uint64_t producer : item.more_dependencies) {
+    const InFlight& record = slot(producer);
+    if (record.id == producer && !record.scheduled) return producer;
+  }
+  return std::nullopt;
+}
+
 sc_time NeuronCore::other_engines_ready(const Queued& item, Engine consumer) {
   sc_time ready = SC_ZERO_TIME;
   auto consider = [&](std::uint64_t producer) {
@@ -230,42 +242,36 @@ sc_time NeuronCore::dependencies_ready(const Queued& item, Engine consumer, Engi
   sc_time ready;
   while (!dependencies_known(item, consumer, ready, last_engine, last_id)) {
     // Wait for the first producer that has no time yet, then look again.
-    auto unscheduled = [&]() -> InFlight* {
-      for (std::uint8_t i = 0; i < item.dependency_count; ++i) {
-        InFlight& record = slot(item.dependencies[i]);
-        if (record.id == item.dependencies[i] && !record.scheduled) return &record;
-      }
-      for (std::uint64_t producer : item.more_dependencies) {
-        InFlight& record = slot(producer);
-        if (record.id == producer && !record.scheduled) return &record;
-      }
-      return nullptr;
-    }();
-    if (unscheduled != nullptr) sc_core::wait(unscheduled->scheduled_event);
+    if (const std::optional<std::uint64_t> producer = unscheduled_producer(item)) {
+      sc_core::wait(slot(*producer).scheduled_event);
+    }
   }
   return ready;
 }
 
 void NeuronCore::dma_dispatch_thread() {
   EngineStats& dma_stats = stats_.engines[static_cast<std::size_t>(Engine::kDma)];
+  std::vector<std::uint32_t> recheck;
   for (;;) {
-    for (auto it = dma_waiting_.begin(); it != dma_waiting_.end();) {
+    recheck.swap(dma_recheck_);
+    for (const std::uint32_t index : recheck) {
+      PendingDma& pending = dma_pending_[index];
+      if (const std::optional<std::uint64_t> producer = unscheduled_producer(pending.item)) {
+        dma_blocked_[*producer].push_back(index);
+        continue;
+      }
       sc_time ready;
       Engine last_engine = Engine::kSync;
       std::uint64_t last_id = 0;
-      if (!dependencies_known(it->item, Engine::kDma, ready, last_engine, last_id)) {
-        ++it;
-        continue;
-      }
-      if (ready > it->issued) {
+      dependencies_known(pending.item, Engine::kDma, ready, last_engine, last_id);
+      if (ready > pending.issued) {
         dma_stats.wait_ns_by_producer[static_cast<std::size_t>(last_engine)] +=
-            to_ns(ready - it->issued);
+            to_ns(ready - pending.issued);
       }
-      ready = std::max(ready, it->issued);
-      const std::uint64_t id = it->item.id;
-      dma_ready_.emplace(std::make_pair(ready, id), std::move(*it));
-      it = dma_waiting_.erase(it);
+      ready = std::max(ready, pending.issued);
+      dma_ready_.emplace(std::make_pair(ready, pending.item.id), index);
     }
+    recheck.clear();
     const sc_time now = sc_core::sc_time_stamp();
     if (dma_ready_.empty()) {
       sc_core::wait(dma_work_);
@@ -276,8 +282,9 @@ void NeuronCore::dma_dispatch_thread() {
       sc_core::wait(first->first.first - now, dma_work_);
       continue;
     }
-    PendingDma dma = std::move(first->second);
+    const std::uint32_t index = first->second;
     dma_ready_.erase(first);
+    const PendingDma& dma = dma_pending_[index];
     const Instruction& instruction = dma.item.instruction;
     // The record is finished by dma_complete()/collective_complete(), possibly from inside
     // submit().
@@ -298,6 +305,7 @@ void NeuronCore::dma_dispatch_thread() {
       sc_core::sc_stop();
       return;
     }
+    dma_free_slots_.push_back(index);
   }
 }
 
@@ -308,7 +316,14 @@ void NeuronCore::finish(InFlight& record, Engine producer, const sc_time& end,
   record.visible = visible;
   record.scheduled = true;
   record.scheduled_event.notify();
-  if (!dma_waiting_.empty()) dma_work_.notify();
+  if (!dma_blocked_.empty()) {
+    const auto blocked = dma_blocked_.find(record.id);
+    if (blocked != dma_blocked_.end()) {
+      dma_recheck_.insert(dma_recheck_.end(), blocked->second.begin(), blocked->second.end());
+      dma_blocked_.erase(blocked);
+      dma_work_.notify();
+    }
+  }
   pending_retire_.emplace(visible + semaphore_latency_, record.id);
   stats_.end_ns = std::max(stats_.end_ns, to_ns(visible));
 }
@@ -567,7 +582,17 @@ void NeuronCore::sequencer_thread(std::size_t unit) {
       observer_(timing);
     }
     if (completes_later) {
-      dma_waiting_.push_back(PendingDma{item, end});
+      std::uint32_t index;
+      if (dma_free_slots_.empty()) {
+        index = static_cast<std::uint32_t>(dma_pending_.size());
+        dma_pending_.emplace_back();
+      } else {
+        index = dma_free_slots_.back();
+        dma_free_slots_.pop_back();
+      }
+      dma_pending_[index].item = item;
+      dma_pending_[index].issued = end;
+      dma_recheck_.push_back(index);
       dma_work_.notify();
     } else {
       finish(record, producer, end, visible);

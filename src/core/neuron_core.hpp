@@ -19,6 +19,7 @@
 #include <optional>
 #include <queue>
 #include <systemc>
+#include <unordered_map>
 #include <vector>
 
 #include "config/params.hpp"
@@ -143,6 +144,8 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   void dma_dispatch_thread();
   /// Non-blocking: true when every dependency of `item` is scheduled; then `ready` is when the
   /// last becomes visible to `consumer` (with semaphore latency) and last_* name that producer.
+  /// The first producer of `item` whose times are not known yet; nullopt when all are.
+  std::optional<std::uint64_t> unscheduled_producer(const Queued& item);
   bool dependencies_known(const Queued& item, kernel::Engine consumer, sc_core::sc_time& ready,
                           kernel::Engine& last_engine, std::uint64_t& last_id);
   /// When the results of other engines (not `consumer` itself) that `item` depends on are
@@ -190,10 +193,18 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   sc_core::sc_time shared_psum_port_free_at_;  ///< NC-v2: VectorE/ScalarE PSUM port
   DmaBackend& dma_;
   CollectiveBackend* collectives_;  ///< null: the system has no collective model
-  std::deque<PendingDma> dma_waiting_;
-  /// Ready DMAs by (time their dependencies are visible, id): started in this order.
-  std::map<std::pair<sc_core::sc_time, std::uint64_t>, PendingDma> dma_ready_;
-  sc_core::sc_event dma_work_;  ///< a DMA was triggered or a record became scheduled
+  /// Triggered DMAs/collectives not yet started, by slot (no copies of the instruction while
+  /// they wait); free slots in dma_free_slots_.
+  std::vector<PendingDma> dma_pending_;
+  std::vector<std::uint32_t> dma_free_slots_;
+  /// Slots to look at again: just triggered, or a producer they waited for got its times.
+  std::vector<std::uint32_t> dma_recheck_;
+  /// Slots waiting for the times of one producer (by producer id): looked at only when that
+  /// producer is scheduled, so a wake costs O(DMAs it unblocks), not O(DMAs waiting).
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> dma_blocked_;
+  /// Ready slots by (time their dependencies are visible, id): started in this order.
+  std::map<std::pair<sc_core::sc_time, std::uint64_t>, std::uint32_t> dma_ready_;
+  sc_core::sc_event dma_work_;  ///< a DMA was triggered or a producer it waits for scheduled
   sc_core::sc_time dma_busy_until_;
   sc_core::sc_time collective_busy_until_;  ///< end of the union of DMA data-movement intervals
   cost::TensorThrottle throttle_;

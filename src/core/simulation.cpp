@@ -5,6 +5,7 @@
 #include <string>
 
 #include "dma/dma_system.hpp"
+#include "dma/transfer_model.hpp"
 #include "util/error.hpp"
 
 namespace trnsim::core {
@@ -16,7 +17,18 @@ SimulationResult simulate(const config::Params& params, std::uint32_t cores,
   // Femtosecond resolution: engine cycles (e.g. 1/2.4 GHz) accumulate no visible rounding.
   sc_core::sc_set_time_resolution(1, sc_core::SC_FS);
   BarrierHub barrier(cores);
-  dma::DmaSystem dma("memory_system", params, cores);
+  // dma.model selects the memory system's granularity (dma_system.hpp, transfer_model.hpp).
+  std::unique_ptr<dma::DmaSystem> packet_model;
+  std::unique_ptr<dma::TransferLevelDma> transfer_model;
+  DmaBackend* backend = nullptr;
+  if (params.dma.model == config::DmaModel::transfer) {
+    transfer_model = std::make_unique<dma::TransferLevelDma>(params, cores);
+    backend = transfer_model.get();
+  } else {
+    packet_model = std::make_unique<dma::DmaSystem>("memory_system", params, cores);
+    backend = packet_model.get();
+  }
+  DmaBackend& dma = *backend;
   dma.set_observer(dma_observer);
   std::unique_ptr<CollectiveBackend> collectives =
       make_collectives ? make_collectives(params, cores, dma) : nullptr;
@@ -42,7 +54,8 @@ SimulationResult simulate(const config::Params& params, std::uint32_t cores,
     result.kernel_ns = std::max(result.kernel_ns, core->stats().end_ns);
     result.instructions += core->stats().instructions;
   }
-  result.memory = dma.statistics(result.kernel_ns);
+  result.memory = packet_model ? packet_model->statistics(result.kernel_ns)
+                               : transfer_model->statistics(result.kernel_ns);
   result.launch_overhead_ns = params.sequencer.launch_overhead_us * 1e3;
   return result;
 }

@@ -375,6 +375,7 @@ nlohmann::json DmaSystem::statistics(double elapsed_ns) const {
          {"psum_write_bytes", psum.write_bytes},
          {"queues", queues}});
   }
+  out["model"] = "packet";
   out["dma"] = {{"peak_bandwidth_per_core_gbps", peak}, {"cores", cores}};
 
   nlohmann::json stacks = nlohmann::json::array();

@@ -47,6 +47,7 @@ Report run_validation(const ValidateOptions& options, std::ostream& log) {
     request.config = run.config;
     request.config_path = run.config;
     request.params = run.params;
+    request.sets = options.sets;
     requests.push_back(std::move(request));
   }
 

@@ -5,6 +5,7 @@
 
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sweep/progress.hpp"
@@ -19,8 +20,9 @@ struct ValidateOptions {
   unsigned parallel = 1;      ///< worker processes at once
   double timeout_s = 0;       ///< per run; 0 for none
   sweep::ProgressStyle progress = sweep::ProgressStyle::kQuiet;
-  bool sanity = true;   ///< also run the sanity checks (every example on every generation)
-  std::string version;  ///< recorded in the report
+  bool sanity = true;  ///< also run the sanity checks (every example on every generation)
+  std::vector<std::pair<std::string, std::string>> sets;  ///< --set KEY=VALUE for every run
+  std::string version;                                    ///< recorded in the report
 };
 
 /// The source tree's examples/kernels directory (where this build was configured from).

@@ -96,7 +96,7 @@ class Testbench : public sc_core::sc_module, public core::DmaClient {
     Instruction instruction;
   };
 
-  Testbench(sc_core::sc_module_name name, DmaSystem& system)
+  Testbench(sc_core::sc_module_name name, core::DmaBackend& system)
       : sc_core::sc_module(name), system_(system) {
     SC_THREAD(run);
   }
@@ -133,7 +133,7 @@ class Testbench : public sc_core::sc_module, public core::DmaClient {
     }
   }
 
-  DmaSystem& system_;
+  core::DmaBackend& system_;
   std::vector<Submission> submissions_;
   std::map<std::uint64_t, Completion> completions_;
 };

@@ -41,3 +41,29 @@ TEST(ValidationDocs, AreCurrentAndEveryTargetIsWithinTolerance) {
 }
 
 }  // namespace
+
+namespace {
+
+// The transfer-level DMA model (dma.model = transfer, the fast one) meets the same published
+// targets as the packet model: every row within its tolerance or a known miss.
+TEST(ValidationTransferModel, EveryTargetIsWithinTolerance) {
+  trnsim::sweep::WorkerTask task;
+  task.argv = {TRNSIM_BINARY, "validate", "--set", "dma.model=transfer",
+               "--no-sanity", "--jobs",   "2"};
+  bool given = false;
+  trnsim::sweep::WorkerOutcome result;
+  trnsim::sweep::run_workers(
+      {},
+      [&]() -> std::optional<trnsim::sweep::WorkerTask> {
+        if (given) return std::nullopt;
+        given = true;
+        return task;
+      },
+      [&](const trnsim::sweep::WorkerTask&, trnsim::sweep::WorkerOutcome&& outcome) {
+        result = std::move(outcome);
+      });
+  EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_NE(result.out.find("T1 "), std::string::npos) << result.out;
+}
+
+}  // namespace

@@ -1,0 +1,245 @@
+#include "dma/transfer_model.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "dma/descriptors.hpp"
+#include "memory/sim_time.hpp"
+
+namespace trnsim::dma {
+
+using kernel::MemoryKind;
+
+namespace {
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
+double percent(double part, double whole) {
+  return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+}  // namespace
+
+double TransferLevelDma::RateLimit::admit(double start_ns, double bytes) {
+  tat_ns = std::max(tat_ns, start_ns) + bytes / bytes_per_ns;
+  return tat_ns;
+}
+
+TransferLevelDma::TransferLevelDma(const config::Params& params, std::uint32_t cores)
+    : params_(params),
+      cores_(std::max<std::uint32_t>(1, cores)),
+      engines_per_core_(static_cast<std::uint32_t>(std::max(1, params.dma.engines_per_core))),
+      stacks_per_chip_(static_cast<std::uint32_t>(std::max(1, params.chip.hbm_stacks))),
+      hbm_latency_ns_(params.hbm.controller_latency_ns + params.hbm.t_rcd_ns + params.hbm.t_cl_ns),
+      descriptor_free_ns_(std::size_t{cores_} * engines_per_core_, 0.0),
+      data_free_ns_(std::size_t{cores_} * engines_per_core_, 0.0),
+      core_caps_(cores_, RateLimit{params.dma.core_bandwidth_gbps}),
+      read_ports_(cores_, RateLimit{params.dma.hbm_port_bandwidth_gbps}),
+      write_ports_(cores_, RateLimit{params.dma.hbm_port_bandwidth_gbps}),
+      core_stats_(cores_) {
+  const auto cores_per_chip = static_cast<std::uint32_t>(std::max(1, params.chip.cores));
+  const std::uint32_t chips = (cores_ + cores_per_chip - 1) / cores_per_chip;
+  const double refresh = params.hbm.t_refi_ns > 0
+                             ? std::clamp(params.hbm.t_rfc_ns / params.hbm.t_refi_ns, 0.0, 0.9)
+                             : 0.0;
+  stacks_.assign(std::size_t{chips} * stacks_per_chip_,
+                 RateLimit{params.hbm.stack_bandwidth_gbps * (1.0 - refresh)});
+  stack_stats_.resize(stacks_.size());
+  for (CoreStats& stats : core_stats_) {
+    stats.queues.resize(static_cast<std::size_t>(std::max(1, params.dma.queues_per_engine)));
+  }
+}
+
+double TransferLevelDma::core_peak_bytes_per_ns() const {
+  return std::min(engines_per_core_ * params_.dma.engine_bandwidth_gbps,
+                  params_.dma.core_bandwidth_gbps);
+}
+
+std::uint32_t TransferLevelDma::stack_of_core(std::uint32_t pid) const {
+  const auto cores_per_chip = static_cast<std::uint32_t>(std::max(1, params_.chip.cores));
+  const auto cores_per_stack = static_cast<std::uint32_t>(std::max(1, params_.hbm.cores_per_stack));
+  const std::uint32_t local =
+      std::min(pid % cores_per_chip / cores_per_stack, stacks_per_chip_ - 1);
+  return pid / cores_per_chip * stacks_per_chip_ + local;
+}
+
+std::uint32_t TransferLevelDma::stack_of(std::uint32_t space, std::uint32_t pid) const {
+  // As DmaSystem::fabric_prefix: the stack of the core's position on the operand's chip.
+  const std::uint32_t home = stack_of_core(pid);
+  const std::uint64_t chip_stack =
+      std::uint64_t{space} * stacks_per_chip_ + home % stacks_per_chip_;
+  return chip_stack < stacks_.size() ? static_cast<std::uint32_t>(chip_stack) : home;
+}
+
+void TransferLevelDma::submit(std::uint32_t pid, std::uint64_t id,
+                              const kernel::Instruction& instruction, core::DmaClient& client) {
+  const double now = memory::now_ns();
+  pid = std::min(pid, cores_ - 1);
+  const TransferPlan plan = plan_transfer(instruction, params_, 0, 0);
+  const kernel::AccessPattern& src = instruction.src();
+  const kernel::AccessPattern& dst = instruction.dst();
+
+  double generation_ns = 0;
+  if (instruction.dge == kernel::DgeMode::kHwdge) generation_ns = params_.dma.hwdge_cost_ns;
+  if (instruction.dge == kernel::DgeMode::kSwdge) generation_ns = params_.dma.swdge_cost_ns;
+  // Descriptors can be processed from `fetchable`; data moves from `ready` (the fixed cost).
+  const double fetchable = now + generation_ns;
+  const double ready = fetchable + params_.dma.fixed_cost_ns;
+
+  // Engines: the pipelined descriptor unit and data path in closed form (header).
+  const double overhead = params_.dma.descriptor_overhead_ns;
+  const double rate = params_.dma.engine_bandwidth_gbps * plan.efficiency;
+  const auto prefetch = static_cast<double>(std::max(1, params_.dma.descriptor_prefetch));
+  const double row_bytes = static_cast<double>(plan.inner) * plan.moved_element_bytes;
+  CoreStats& stats = core_stats_[pid];
+  double first_data = kNever;
+  double engines_done = ready;
+  for (std::uint32_t e = 0; e < engines_per_core_ && plan.outer > 0; ++e) {
+    const std::uint64_t rows = plan.end_row(e) - plan.first_row(e);
+    if (rows == 0) continue;
+    const std::size_t engine = std::size_t{pid} * engines_per_core_ + e;
+    const auto descriptors = static_cast<double>(plan.descriptors_of(e));
+    const double bytes = static_cast<double>(plan.outer * rows) * row_bytes;
+    const double busy = bytes / rate;
+    const double per_descriptor = descriptors > 0 ? busy / descriptors : busy;
+    const double start = std::max(fetchable, descriptor_free_ns_[engine]);
+    const double data_start = std::max({start + overhead, ready, data_free_ns_[engine]});
+    const double data_end =
+        std::max({data_free_ns_[engine] + busy, ready + busy, start + overhead + busy,
+                  start + descriptors * overhead + per_descriptor});
+    descriptor_free_ns_[engine] =
+        std::max(start + descriptors * overhead,
+                 data_end - std::min(descriptors, prefetch) * per_descriptor);
+    data_free_ns_[engine] = data_end;
+    first_data = std::min(first_data, data_start);
+    engines_done = std::max(engines_done, data_end);
+    stats.engine_busy_ns += busy;
+    stats.descriptors += plan.descriptors_of(e);
+  }
+  if (first_data == kNever) first_data = ready;
+
+  // Rate limits the DMA's bytes pass, then the memory latency.
+  const bool reads_hbm = src.memory == MemoryKind::kHbm;
+  const bool writes_hbm = dst.memory == MemoryKind::kHbm;
+  const auto src_bytes = static_cast<double>(src.bytes());
+  const auto dst_bytes = static_cast<double>(dst.bytes());
+  double done = std::max(engines_done, core_caps_[pid].admit(first_data, plan.bytes));
+  std::int32_t stack_touched = -1;
+  if (reads_hbm) {
+    done = std::max(done, read_ports_[pid].admit(first_data, src_bytes));
+    const std::uint32_t stack = stack_of(src.space, pid);
+    done = std::max(done, stacks_[stack].admit(first_data, src_bytes));
+    stack_stats_[stack].read_bytes += src.bytes();
+    stack_touched = static_cast<std::int32_t>(stack);
+  }
+  if (writes_hbm) {
+    done = std::max(done, write_ports_[pid].admit(first_data, dst_bytes));
+    const std::uint32_t stack = stack_of(dst.space, pid);
+    done = std::max(done, stacks_[stack].admit(first_data, dst_bytes));
+    stack_stats_[stack].write_bytes += dst.bytes();
+    stack_touched = stack_touched >= 0 && stack_touched != static_cast<std::int32_t>(stack)
+                        ? -1
+                        : static_cast<std::int32_t>(stack);
+  }
+  // The HBM access latency shows where the last packet streams for less time than it (short
+  // rows); otherwise it hides behind the streaming, as in the packet model.
+  if (reads_hbm || writes_hbm) {
+    const double descriptor_bytes =
+        plan.descriptors_per_block > 0 ? row_bytes / static_cast<double>(plan.descriptors_per_block)
+                                       : row_bytes;
+    const double last_packet_ns =
+        std::min(descriptor_bytes, static_cast<double>(params_.dma.packet_bytes)) / rate;
+    done += std::max(0.0, hbm_latency_ns_ - last_packet_ns);
+  }
+
+  const std::uint32_t queue_index =
+      instruction.dma_queue % static_cast<std::uint32_t>(stats.queues.size());
+  QueueStats& queue = stats.queues[queue_index];
+  done = std::max(done, queue.last_done_ns);
+  queue.last_done_ns = done;
+
+  ++stats.transfers;
+  stats.bytes += plan.bytes;
+  ++queue.transfers;
+  queue.bytes += plan.bytes;
+  if (src.memory == MemoryKind::kSbuf) stats.sbuf_read_bytes += src.bytes();
+  if (src.memory == MemoryKind::kPsum) stats.psum_read_bytes += src.bytes();
+  if (dst.memory == MemoryKind::kSbuf) stats.sbuf_write_bytes += dst.bytes();
+  if (dst.memory == MemoryKind::kPsum) stats.psum_write_bytes += dst.bytes();
+  auto add_interval = [&](double& busy_until, double& active) {
+    if (done > busy_until) {
+      active += done - std::max(first_data, busy_until);
+      busy_until = done;
+    }
+  };
+  add_interval(stats.busy_until_ns, stats.active_ns);
+  add_interval(queue.busy_until_ns, queue.active_ns);
+  last_complete_ns_ = std::max(last_complete_ns_, done);
+
+  if (observed()) {
+    core::DmaEvent event = core::dma_event_of(pid, id, instruction);
+    event.hbm_stack = stack_touched;
+    event.issue_ns = now;
+    event.start_ns = first_data;
+    event.end_ns = done;
+    report(event);
+  }
+  client.dma_complete(id, memory::from_ns(done), done - first_data);
+}
+
+nlohmann::json TransferLevelDma::statistics(double elapsed_ns) const {
+  if (elapsed_ns <= 0) elapsed_ns = last_complete_ns_;
+  const double peak = core_peak_bytes_per_ns();
+  nlohmann::json cores = nlohmann::json::array();
+  for (std::uint32_t pid = 0; pid < cores_; ++pid) {
+    const CoreStats& s = core_stats_[pid];
+    if (s.transfers == 0) continue;
+    const double achieved = s.active_ns > 0 ? static_cast<double>(s.bytes) / s.active_ns : 0;
+    nlohmann::json queues = nlohmann::json::array();
+    for (std::size_t q = 0; q < s.queues.size(); ++q) {
+      const QueueStats& queue = s.queues[q];
+      if (queue.transfers == 0) continue;
+      queues.push_back({{"queue", q},
+                        {"transfers", queue.transfers},
+                        {"bytes", queue.bytes},
+                        {"active_ns", queue.active_ns}});
+    }
+    cores.push_back(
+        {{"core", pid},
+         {"transfers", s.transfers},
+         {"bytes", s.bytes},
+         {"descriptors", s.descriptors},
+         {"active_ns", s.active_ns},
+         {"achieved_bandwidth_gbps", achieved},
+         {"efficiency_pct", percent(achieved, peak)},
+         {"engine_busy_pct", percent(s.engine_busy_ns, s.active_ns * engines_per_core_)},
+         {"sbuf_read_bytes", s.sbuf_read_bytes},
+         {"sbuf_write_bytes", s.sbuf_write_bytes},
+         {"psum_read_bytes", s.psum_read_bytes},
+         {"psum_write_bytes", s.psum_write_bytes},
+         {"queues", queues}});
+  }
+  nlohmann::json out;
+  out["model"] = "transfer";
+  out["dma"] = {{"peak_bandwidth_per_core_gbps", peak}, {"cores", cores}};
+  nlohmann::json stacks = nlohmann::json::array();
+  for (std::size_t s = 0; s < stacks_.size(); ++s) {
+    const StackStats& stack = stack_stats_[s];
+    if (stack.read_bytes + stack.write_bytes == 0) continue;
+    nlohmann::json served = nlohmann::json::array();
+    for (std::uint32_t pid = 0; pid < cores_; ++pid) {
+      if (stack_of_core(pid) == s) served.push_back(pid);
+    }
+    const auto bytes = static_cast<double>(stack.read_bytes + stack.write_bytes);
+    const double achieved = elapsed_ns > 0 ? bytes / elapsed_ns : 0;
+    stacks.push_back({{"stack", s},
+                      {"cores", served},
+                      {"read_bytes", stack.read_bytes},
+                      {"write_bytes", stack.write_bytes},
+                      {"achieved_bandwidth_gbps", achieved},
+                      {"peak_bandwidth_gbps", params_.hbm.stack_bandwidth_gbps},
+                      {"utilization_pct", percent(achieved, params_.hbm.stack_bandwidth_gbps)}});
+  }
+  out["hbm"] = {{"elapsed_ns", elapsed_ns}, {"stacks", stacks}};
+  return out;
+}
+
+}  // namespace trnsim::dma

@@ -1,0 +1,106 @@
+// The transfer-level DMA model (`dma.model = transfer`): the same engines, descriptor costs,
+// caps and HBM stacks as the packet model (dma_system.hpp), computed once per DMA instead of
+// per packet and per HBM granule, for runs where simulation speed matters more than memory
+// detail (sweeps, long kernels).
+//
+// Timing of a DMA issued at t on core p, as in the packet model: its descriptors can be
+// processed from f = t + generation (hwdge/swdge), its data moves from f + dma.fixed_cost_ns
+// (ready). Each engine e owning rows has n_e descriptors and b_e bytes; its descriptor unit and
+// data path are two FIFO resources:
+//   descriptors start  d_e = max(f, descriptor unit free)
+//   data ends          x_e = max(data path free + b_e / r, ready + b_e / r, d_e + o + b_e / r,
+//                                d_e + n_e o + b_e / (n_e r))
+// with o = dma.descriptor_overhead_ns and r = engine bandwidth x the transfer's efficiency (the
+// packet model's pipelined descriptor unit in closed form). The DMA's bytes then pass rate
+// limits with a theoretical-arrival-time each (GCRA; the DMA's data ends no earlier than the
+// limit's arrival time): the core's DMA cap (dma.core_bandwidth_gbps), the core's HBM read and
+// write ports (dma.hbm_port_bandwidth_gbps) and each HBM stack touched (hbm.stack_bandwidth_gbps
+// less refresh, 1 - t_rfc / t_refi; reads and writes share it). A DMA touching HBM adds the
+// part of the access latency (controller + t_rcd + t_cl) its last packet does not cover by
+// streaming (short rows only). Completion keeps queue order per core.
+//
+// Leaves out (the packet model has them): round-robin interleaving of queues at packet
+// boundaries (engines serve DMAs in submission order, so total throughput is right but a DMA
+// submitted later on another queue does not slow an earlier one down), strict-priority
+// arbitration, HBM channels, banks, row buffers, turnarounds and back-pressure, and per-packet
+// trace events. Cost: O(engines) arithmetic per DMA, no SystemC events; completion is reported
+// from inside submit().
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "config/params.hpp"
+#include "core/dma_backend.hpp"
+#include "kernel/instruction.hpp"
+
+namespace trnsim::dma {
+
+class TransferLevelDma final : public core::DmaBackend {
+ public:
+  TransferLevelDma(const config::Params& params, std::uint32_t cores);
+
+  void submit(std::uint32_t pid, std::uint64_t id, const kernel::Instruction& instruction,
+              core::DmaClient& client) override;
+
+  /// The same top-level shape as DmaSystem::statistics ("dma" per core, "hbm" per stack),
+  /// without packet, channel and row-buffer figures; "model": "transfer".
+  nlohmann::json statistics(double elapsed_ns) const;
+
+  /// min(engines x engine bandwidth, core DMA cap), bytes per ns.
+  double core_peak_bytes_per_ns() const;
+
+ private:
+  struct RateLimit {
+    double bytes_per_ns = 1;
+    double tat_ns = 0;  ///< theoretical arrival time of the bytes admitted so far
+    /// Admits `bytes` whose data starts at `start_ns`; returns when they are through.
+    double admit(double start_ns, double bytes);
+  };
+  struct QueueStats {
+    std::uint64_t transfers = 0;
+    std::uint64_t bytes = 0;
+    double active_ns = 0;
+    double busy_until_ns = 0;
+    double last_done_ns = 0;  ///< completion of the queue's latest DMA (queue order)
+  };
+  struct CoreStats {
+    std::uint64_t transfers = 0;
+    std::uint64_t bytes = 0;
+    std::uint64_t descriptors = 0;
+    double engine_busy_ns = 0;
+    double active_ns = 0;
+    double busy_until_ns = 0;
+    std::uint64_t sbuf_read_bytes = 0;
+    std::uint64_t sbuf_write_bytes = 0;
+    std::uint64_t psum_read_bytes = 0;
+    std::uint64_t psum_write_bytes = 0;
+    std::vector<QueueStats> queues;
+  };
+  struct StackStats {
+    std::uint64_t read_bytes = 0;
+    std::uint64_t write_bytes = 0;
+  };
+
+  std::uint32_t stack_of_core(std::uint32_t pid) const;
+  /// The stack an HBM operand in chip `space` lives in, for core `pid`.
+  std::uint32_t stack_of(std::uint32_t space, std::uint32_t pid) const;
+
+  const config::Params params_;
+  const std::uint32_t cores_;
+  const std::uint32_t engines_per_core_;
+  const std::uint32_t stacks_per_chip_;
+  const double hbm_latency_ns_;
+  std::vector<double> descriptor_free_ns_;  ///< per engine (pid * engines + e)
+  std::vector<double> data_free_ns_;        ///< per engine
+  std::vector<RateLimit> core_caps_;        ///< per core
+  std::vector<RateLimit> read_ports_;       ///< per core
+  std::vector<RateLimit> write_ports_;      ///< per core
+  std::vector<RateLimit> stacks_;           ///< per HBM stack of every chip
+  std::vector<CoreStats> core_stats_;
+  std::vector<StackStats> stack_stats_;
+  double last_complete_ns_ = 0;
+};
+
+}  // namespace trnsim::dma

@@ -1,0 +1,133 @@
+// TransferLevelDma (dma.model = transfer): the closed-form engine timing, the rate limits and
+// queue order, against numbers worked out by hand from the header's formulas and the trn2
+// config (engine 23 B/ns, descriptor 105 ns, fixed 1,300 ns, prefetch 8, core cap 437.5,
+// stack 725 GB/s less refresh 350/3900, HBM latency 50 + 14 + 14 = 78 ns).
+#include "dma/transfer_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include "dma_test_support.hpp"
+
+namespace trnsim::dma::test {
+namespace {
+
+double steady_rate(const Testbench& bench, std::uint64_t first, std::uint64_t last,
+                   double bytes_each) {
+  const double span = bench.completion(last).complete_ns - bench.completion(first - 1).complete_ns;
+  return static_cast<double>(last - first + 1) * bytes_each / span;
+}
+
+TEST(TransferModel, T4SingleEngine32KiB) {
+  // 4 partitions x 8 KiB on engine 0: 4 descriptors, 32,768 / 23 = 1,424.696 ns of data.
+  // Descriptors from 0, data from ready = 1,300: end = max(1,300 + 1,424.696,
+  // 105 + 1,424.696, 4 x 105 + 356.2) = 2,724.696. Caps end earlier (core 1,374.9; stack
+  // 32,768 / 659.94 + 1,300 = 1,349.7); the 4 KiB last packet streams 178 ns > 78 ns latency.
+  const config::Params params = builtin("trn2");
+  TransferLevelDma system(params, 1);
+  Testbench bench("bench", system);
+  const std::uint64_t id = bench.add(0, 0, load(4, 8192, 0));
+  bench.run_all();
+  const Completion& c = bench.completion(id);
+  EXPECT_NEAR(c.complete_ns, 2724.696, 0.01);
+  EXPECT_NEAR(c.transfer_ns, 1424.696, 0.01);
+  EXPECT_NEAR(c.transfer_ns, 1416, 141.6);  // calibration-targets.md T4 tolerance
+  const auto stats = system.statistics(0);
+  EXPECT_EQ(stats["model"], "transfer");
+  EXPECT_EQ(stats["dma"]["cores"][0]["descriptors"], 4);
+  EXPECT_EQ(stats["hbm"]["stacks"][0]["read_bytes"], 32768);
+  EXPECT_EQ(stats["dma"]["cores"][0]["sbuf_write_bytes"], 32768);
+}
+
+TEST(TransferModel, HardwareDescriptorGenerationDelaysDescriptorsAndData) {
+  const config::Params params = builtin("trn2");
+  TransferLevelDma system(params, 1);
+  Testbench bench("bench", system);
+  Instruction copy = load(4, 8192, 0);
+  copy.dge = kernel::DgeMode::kHwdge;
+  const std::uint64_t id = bench.add(0, 0, copy);
+  bench.run_all();
+  EXPECT_NEAR(bench.completion(id).complete_ns, 600 + 1300 + 1424.696, 0.01);
+}
+
+TEST(TransferModel, SmallRowsAreDescriptorBound) {
+  // [128, 128 B] loads: each engine 8 descriptors of 128 B (5.57 ns of data each). Back to
+  // back the descriptor unit is the limit: 8 x 105 = 840 ns per DMA per engine, so the core
+  // moves 16 x 1,024 B / 840 ns = 19.50 B/ns. The 78 ns latency minus 5.57 ns shows on each
+  // completion but not in the spacing.
+  const config::Params params = builtin("trn2");
+  TransferLevelDma system(params, 1);
+  Testbench bench("bench", system);
+  for (std::uint64_t i = 0; i < 20; ++i) bench.add(0, 0, load(128, 128, i * 16384));
+  bench.run_all();
+  EXPECT_NEAR(steady_rate(bench, 5, 19, 16384.0), 16384.0 / 840.0, 0.01);
+}
+
+TEST(TransferModel, LargeRowsRunAtTheEnginesPeak) {
+  // [128, 16 KiB] loads: 128 KiB per engine = 5,698.8 ns per DMA; 16 engines: 368 B/ns, under
+  // the core cap (437.5) and the stack (659.9).
+  const config::Params params = builtin("trn2");
+  TransferLevelDma system(params, 1);
+  Testbench bench("bench", system);
+  const std::uint64_t bytes = 128ull * 16384;
+  for (std::uint64_t i = 0; i < 12; ++i) bench.add(0, 0, load(128, 16384, i * bytes));
+  bench.run_all();
+  EXPECT_NEAR(steady_rate(bench, 4, 11, static_cast<double>(bytes)), 368.0, 0.01);
+  EXPECT_DOUBLE_EQ(system.core_peak_bytes_per_ns(), 368.0);
+}
+
+TEST(TransferModel, TheHbmPortCapsReadsAndWritesSeparately) {
+  // Port 150 B/ns: loads read at 150; stores on another queue write at 150 of their own.
+  const config::Params params = builtin("trn2", {"dma.hbm_port_bandwidth_gbps=150"});
+  TransferLevelDma system(params, 1);
+  Testbench bench("bench", system);
+  const std::uint64_t bytes = 128ull * 16384;
+  for (std::uint64_t i = 0; i < 12; ++i) bench.add(0, 0, load(128, 16384, i * bytes, 0));
+  for (std::uint64_t i = 0; i < 12; ++i) {
+    bench.add(0, 0,
+              dma_copy(hbm(DType::kBFloat16, {128, 8192}, (1ull << 28) + i * bytes),
+                       sbuf(DType::kBFloat16, 128, {8192}), 1));
+  }
+  bench.run_all();
+  EXPECT_NEAR(steady_rate(bench, 4, 11, static_cast<double>(bytes)), 150.0, 0.01);
+  EXPECT_NEAR(steady_rate(bench, 16, 23, static_cast<double>(bytes)), 150.0, 0.01);
+}
+
+TEST(TransferModel, TwoCoresSharingAStackSplitItsBandwidth) {
+  // Stack bandwidth 368 GB/s less refresh: 368 x (1 - 350 / 3900) = 334.97 B/ns for both trn2
+  // cores of stack 0; loads submitted alternately get about half each.
+  const config::Params params = builtin("trn2", {"hbm.stack_bandwidth_gbps=368"});
+  TransferLevelDma system(params, 2);
+  Testbench bench("bench", system);
+  const std::uint64_t bytes = 128ull * 16384;
+  for (std::uint64_t i = 0; i < 12; ++i) {
+    bench.add(0, 0, load(128, 16384, i * bytes));
+    bench.add(0, 1, load(128, 16384, (1ull << 30) + i * bytes));
+  }
+  bench.run_all();
+  const double both = 16.0 * static_cast<double>(bytes) /
+                      (bench.completion(23).complete_ns - bench.completion(7).complete_ns);
+  EXPECT_NEAR(both, 368.0 * (1.0 - 350.0 / 3900.0), 0.5);
+}
+
+TEST(TransferModel, CompletionsKeepQueueOrder) {
+  // A load held back by a 10 GB/s HBM port (65,536 B: 6,554 ns) and a small SBUF -> SBUF copy
+  // after it, whose engines are free long before: on the same queue the copy completes after
+  // the load (queue order), on another queue before it.
+  const config::Params params = builtin("trn2", {"dma.hbm_port_bandwidth_gbps=10"});
+  TransferLevelDma system(params, 1);
+  Testbench bench("bench", system);
+  const Instruction copy =
+      dma_copy(sbuf(DType::kBFloat16, 128, {64}, 65536), sbuf(DType::kBFloat16, 128, {64}));
+  Instruction copy_other_queue = copy;
+  copy_other_queue.dma_queue = 1;
+  const std::uint64_t load_id = bench.add(0, 0, load(16, 4096, 0, 0));
+  const std::uint64_t same_queue = bench.add(0, 0, copy);
+  const std::uint64_t other_queue = bench.add(0, 0, copy_other_queue);
+  bench.run_all();
+  EXPECT_GE(bench.completion(load_id).complete_ns, 1300 + 65536 / 10.0);
+  EXPECT_GE(bench.completion(same_queue).complete_ns, bench.completion(load_id).complete_ns);
+  EXPECT_LT(bench.completion(other_queue).complete_ns, bench.completion(load_id).complete_ns);
+}
+
+}  // namespace
+}  // namespace trnsim::dma::test
