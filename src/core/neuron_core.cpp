@@ -159,6 +159,22 @@ void NeuronCore::dispatcher_thread() {
     dependency_scratch_.clear();
     tracker_.add(id, {staging_.reads.data(), staging_.num_reads},
                  {staging_.writes.data(), staging_.num_writes}, dependency_scratch_);
+    // core_barrier is a fence: it waits for every earlier instruction of the core (DMAs and
+    // collectives included, so their writes are visible to the other cores after it), and every
+    // later instruction waits for it.
+    if (fence_id_ != kNoId && slot(fence_id_).id == fence_id_) {
+      dependency_scratch_.push_back({fence_id_, deps::DependencyKind::kReadAfterWrite});
+    }
+    if (staging_.opcode == Opcode::kCoreBarrier) {
+      dependency_scratch_.clear();
+      const std::uint64_t ring = in_flight_.size();
+      for (std::uint64_t earlier = id > ring ? id - ring : 0; earlier < id; ++earlier) {
+        if (slot(earlier).id == earlier) {
+          dependency_scratch_.push_back({earlier, deps::DependencyKind::kReadAfterWrite});
+        }
+      }
+      fence_id_ = id;
+    }
     Queued& item = queue.back_slot();
     item.instruction = staging_;
     item.id = id;

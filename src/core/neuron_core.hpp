@@ -209,6 +209,7 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   sc_core::sc_time collective_busy_until_;  ///< end of the union of DMA data-movement intervals
   cost::TensorThrottle throttle_;
   std::uint64_t next_id_ = 0;
+  std::uint64_t fence_id_ = ~std::uint64_t{0};  ///< the latest core_barrier (kNoId: none)
   std::uint32_t running_sequencers_ = kSequencers;
   bool dispatch_done_ = false;
   bool finished_ = false;

@@ -297,8 +297,7 @@ TEST(Overlap, ComputeWhileACollectiveRunsIsSlowerAndTheTraceShowsWhy) {
 TEST(CoreBarrier, HoldsEveryCoreOfBothChipsUntilTheLastArrives) {
   // trn2-48xl, 16 cores on chips 0 and 1. Core 15 runs 1000 dependent memsets of [128, 2048]
   // FP32 on VectorE (>= max(MIN_II, N) = 2048 cycles / 0.96 GHz = 2133.3 ns each, facts.md §13);
-  // its dispatcher runs at most one engine queue (sequencer.queue_depth) ahead, so its Sync
-  // engine reaches the barrier after >= 1000 - depth - 1 memsets. Every core's DMA after the
+  // the barrier is a fence, so core 15 reaches it after all 1000. Every core's DMA after the
   // barrier ends later than that.
   const std::string kernel = R"({
     "format": "trnsim-kernel/1", "name": "barrier", "cores": 16, "params": {"BARRIER": 1},
@@ -311,9 +310,7 @@ TEST(CoreBarrier, HoldsEveryCoreOfBothChipsUntilTheLastArrives) {
       {"if": "BARRIER", "then": [{"op": "core_barrier"}]},
       {"op": "dma_copy", "dst": "out", "src": "a"}]
   })";
-  const int depth = config::load_config("trn2-48xl").params.sequencer.queue_depth;
-  ASSERT_LT(depth, 900);
-  const double arrival_bound_ns = (1000 - depth - 1) * 2048 / 0.96;
+  const double arrival_bound_ns = 1000 * 2048 / 0.96;
   const nlohmann::json with = run_kernel_in_child(kernel, "trn2-48xl");
   const nlohmann::json without = run_kernel_in_child(kernel, "trn2-48xl", {}, {"BARRIER=0"});
   ASSERT_FALSE(with.contains("error")) << with["error"];
@@ -329,6 +326,32 @@ TEST(CoreBarrier, HoldsEveryCoreOfBothChipsUntilTheLastArrives) {
   }
   // Released together: the cores end within one small DMA of each other on both chips.
   EXPECT_LT(last_release - first_release, 1000);
+}
+
+TEST(CoreBarrier, IsAFenceForDmasBeforeAndInstructionsAfter) {
+  // trn2, 2 cores. Core 0 stores 4 MiB of SBUF to a shared HBM tensor, then both cores meet at
+  // a barrier, then core 1 loads it back. The barrier waits for core 0's store (its data must
+  // be in HBM before core 1 reads it), so core 1's load starts after the store completed: core
+  // 1 ends after two transfers, each >= 1,300 ns fixed + 4,194,304 B / 368 B/ns = 12,698 ns.
+  // Without the barrier the load overlaps the store and core 1 ends after about one.
+  const std::string kernel = R"({
+    "format": "trnsim-kernel/1", "name": "fence", "cores": 2, "params": {"BARRIER": 1},
+    "tensors": {"shared": {"memory": "hbm", "dtype": "float32", "shape": [128, 8192]},
+                "a": {"memory": "sbuf", "dtype": "float32", "shape": [128, 8192]}},
+    "program": [
+      {"if": "pid == 0", "then": [{"op": "dma_copy", "dst": "shared", "src": "a"}]},
+      {"if": "BARRIER", "then": [{"op": "core_barrier"}]},
+      {"if": "pid == 1", "then": [{"op": "dma_copy", "dst": "a", "src": "shared"}]}]
+  })";
+  const double one_transfer_ns = 1300 + 4194304 / 368.0;
+  const nlohmann::json with = run_kernel_in_child(kernel, "trn2");
+  const nlohmann::json without = run_kernel_in_child(kernel, "trn2", {}, {"BARRIER=0"});
+  ASSERT_FALSE(with.contains("error")) << with["error"];
+  ASSERT_FALSE(without.contains("error")) << without["error"];
+  EXPECT_GE(with["cores"][1]["end_ns"].get<double>(), 2 * one_transfer_ns);
+  EXPECT_LT(without["cores"][1]["end_ns"].get<double>(), 1.5 * one_transfer_ns);
+  // Core 0 leaves the barrier when its store is done, not before.
+  EXPECT_GE(with["cores"][0]["end_ns"].get<double>(), one_transfer_ns);
 }
 
 TEST(SharedHbm, TwoCoresOnOneStackContend) {

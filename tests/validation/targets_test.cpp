@@ -22,10 +22,27 @@ std::string read_file(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
 }
 
-TEST(CalibrationRows, QuoteFiguresOfThePublishedDocument) {
-  const std::string document =
+// The project's copy of the calibration targets (docs/sources/), so the check runs from any
+// clone; CopyOfTheTargetsIsCurrent keeps it equal to the shared original where that exists.
+std::string targets_document() {
+  return read_file(std::string(TRNSIM_SOURCE_DIR) + "/docs/sources/calibration-targets.md");
+}
+
+TEST(CalibrationRows, CopyOfTheTargetsIsCurrent) {
+  const std::string copy = targets_document();
+  ASSERT_FALSE(copy.empty()) << "docs/sources/calibration-targets.md is missing";
+  const std::string original =
       read_file(std::string(TRNSIM_SHARED_DIR) + "/validation/calibration-targets.md");
-  ASSERT_FALSE(document.empty()) << "calibration-targets.md not found under TRNSIM_SHARED_DIR";
+  if (original.empty()) {
+    GTEST_SKIP() << "no shared/validation/calibration-targets.md beside this checkout";
+  }
+  EXPECT_EQ(copy, original) << "docs/sources/calibration-targets.md differs from "
+                               "shared/validation/calibration-targets.md: copy it again";
+}
+
+TEST(CalibrationRows, QuoteFiguresOfThePublishedDocument) {
+  const std::string document = targets_document();
+  ASSERT_FALSE(document.empty()) << "docs/sources/calibration-targets.md is missing";
   for (const Row& row : calibration_rows()) {
     // The leading number of the published text ("51.80 ms", "1,416 ns", "58 us", "40-45 %").
     std::smatch match;
