@@ -158,7 +158,8 @@ void NeuronCore::dispatcher_thread() {
     retire_until(now);
     dependency_scratch_.clear();
     tracker_.add(id, {staging_.reads.data(), staging_.num_reads},
-                 {staging_.writes.data(), staging_.num_writes}, dependency_scratch_);
+                 {staging_.writes.data(), staging_.num_writes}, dependency_scratch_,
+                 in_order_stream(staging_, unit));
     // core_barrier is a fence: it waits for every earlier instruction of the core (DMAs and
     // collectives included, so their writes are visible to the other cores after it), and every
     // later instruction waits for it.
@@ -226,6 +227,26 @@ bool NeuronCore::dependencies_known(const Queued& item, Engine consumer, sc_time
     if (!consider(producer)) return false;
   }
   return true;
+}
+
+std::uint32_t NeuronCore::in_order_stream(const Instruction& instruction, std::size_t unit) const {
+  // DMAs and collectives complete out of order. A sequencer runs one instruction after the
+  // other, except TensorE: matmuls on disjoint PE tiles and background transposes overlap, so
+  // its streams are per first PE cell of a tile and the background-transpose lane.
+  if (instruction.engine == Engine::kDma || instruction.engine == Engine::kCollective) {
+    return deps::kUnorderedStream;
+  }
+  if (instruction.engine != Engine::kTensor) return static_cast<std::uint32_t>(unit);
+  constexpr std::uint32_t kTensorStreams = 1u << 20;
+  if (params_.tensor.background_transpose && instruction.opcode == Opcode::kNcTranspose) {
+    return kTensorStreams;
+  }
+  // Tiles with the same first PE cell share that cell, so the later waits for the earlier.
+  const cost::PeTile tile = cost::pe_tile(instruction, params_);
+  const auto granularity = static_cast<std::uint32_t>(params_.tensor.pe_tile_granularity);
+  const std::size_t first_cell =
+      (tile.row_begin / granularity) * pe_grid_cols_ + tile.col_begin / granularity;
+  return kTensorStreams + 1 + static_cast<std::uint32_t>(first_cell);
 }
 
 std::optional<std::uint64_t> NeuronCore::unscheduled_producer(const Queued& item) {

@@ -144,6 +144,9 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   void dma_dispatch_thread();
   /// Non-blocking: true when every dependency of `item` is scheduled; then `ready` is when the
   /// last becomes visible to `consumer` (with semaphore latency) and last_* name that producer.
+  /// The tracker's in-order stream of an instruction on sequencer `unit`
+  /// (deps::DependencyTracker, "In-order streams").
+  std::uint32_t in_order_stream(const kernel::Instruction& instruction, std::size_t unit) const;
   /// The first producer of `item` whose times are not known yet; nullopt when all are.
   std::optional<std::uint64_t> unscheduled_producer(const Queued& item);
   bool dependencies_known(const Queued& item, kernel::Engine consumer, sc_core::sc_time& ready,

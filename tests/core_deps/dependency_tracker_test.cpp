@@ -198,6 +198,39 @@ TEST(DependencyTracker, DoubleBufferedVectorAddGivesWarChains) {
   }
 }
 
+Deps add_on_stream(DependencyTracker& tracker, std::uint64_t id, const Regions& reads,
+                   const Regions& writes, std::uint32_t stream) {
+  Deps out;
+  tracker.add(id, reads, writes, out, stream);
+  std::sort(out.begin(), out.end(),
+            [](const Dependency& a, const Dependency& b) { return a.producer < b.producer; });
+  return out;
+}
+
+TEST(DependencyTracker, InOrderStreamKeepsOnlyItsNewestReadOfARegion) {
+  // 0 and 1 read the same tile on stream 7 (one engine, in order), 2 reads it on stream 8 and 3
+  // on no stream (a DMA). A write to it waits for 1 (which waits, by stream order, for 0), 2
+  // and 3; 0 is no longer reported.
+  DependencyTracker tracker;
+  const kernel::Region tile = sbuf(0, 128, 0, 1024);
+  EXPECT_EQ(add_on_stream(tracker, 0, {tile}, {}, 7), Deps{});
+  EXPECT_EQ(add_on_stream(tracker, 1, {tile}, {}, 7), Deps{});
+  EXPECT_EQ(add_on_stream(tracker, 2, {tile}, {}, 8), Deps{});
+  EXPECT_EQ(add(tracker, 3, {tile}, {}), Deps{});
+  EXPECT_EQ(add(tracker, 4, {}, {sbuf(0, 128, 512, 64)}), (Deps{{1, kWar}, {2, kWar}, {3, kWar}}));
+  // A different region read on the stream does not replace the tile's reader: 5 reads the
+  // first half ([0, 512), which 4 does not write), and 6's write of that half waits for 1, 2
+  // and 3 (the tile) and 5.
+  EXPECT_EQ(add_on_stream(tracker, 5, {sbuf(0, 128, 0, 512)}, {}, 7), Deps{});
+  EXPECT_EQ(add(tracker, 6, {}, {sbuf(0, 128, 0, 512)}),
+            (Deps{{1, kWar}, {2, kWar}, {3, kWar}, {5, kWar}}));
+  // Retiring the superseded reader (0) and then 1 leaves the other readers: 7 writes
+  // [900, 908), inside the tile only.
+  tracker.retire(0);
+  tracker.retire(1);
+  EXPECT_EQ(add(tracker, 7, {}, {sbuf(0, 128, 900, 8)}), (Deps{{2, kWar}, {3, kWar}}));
+}
+
 TEST(DependencyTracker, ReturnsTheNewestProducer) {
   DependencyTracker tracker;
   std::vector<Dependency> out;

@@ -21,7 +21,7 @@ unsigned DependencyTracker::level_for_extent(std::uint64_t bytes) {
 
 std::uint64_t DependencyTracker::add(std::uint64_t id, std::span<const kernel::Region> reads,
                                      std::span<const kernel::Region> writes,
-                                     std::vector<Dependency>& out) {
+                                     std::vector<Dependency>& out, std::uint32_t stream) {
   if (any_added_ && id <= last_id_) {
     throw std::invalid_argument("DependencyTracker::add: instruction id " + std::to_string(id) +
                                 " is not greater than the previous id " + std::to_string(last_id_));
@@ -60,7 +60,7 @@ std::uint64_t DependencyTracker::add(std::uint64_t id, std::span<const kernel::R
   id_to_instr_.set(id, instr);
   // Registered after the queries so an instruction never depends on itself.
   for (std::size_t i = 0; i < normalized_.size(); ++i) {
-    insert_region(normalized_[i], i >= read_count, instr);
+    insert_region(normalized_[i], i >= read_count, instr, stream);
   }
   return newest_;
 }
@@ -182,8 +182,35 @@ void DependencyTracker::query_write(const NormalRegion& query, std::vector<Depen
 
 // ---- index maintenance --------------------------------------------------------------------
 
+namespace {
+bool same_region(const NormalRegion& a, const NormalRegion& b) {
+  return a.memory == b.memory && a.space == b.space && a.partition_begin == b.partition_begin &&
+         a.partition_end == b.partition_end && a.bytes.begin == b.bytes.begin &&
+         a.bytes.end == b.bytes.end && a.bytes.run == b.bytes.run &&
+         a.bytes.stride == b.bytes.stride && a.bytes.count == b.bytes.count;
+}
+}  // namespace
+
+void DependencyTracker::supersede_read(const RegionRecord& newer) {
+  // The identical read, if indexed, is in the region's first bucket; a few newest links of
+  // that bucket are enough to find it in the common case (one engine rereading a tile).
+  constexpr int kLinksToLook = 4;
+  std::uint32_t link =
+      buckets_.find(bucket_key(newer.region.space, newer.group, newer.level, newer.first_bucket));
+  for (int seen = 0; link != kNil && seen < kLinksToLook; ++seen) {
+    const std::uint32_t record = link >> 1;
+    const RegionRecord& older = records_[record];
+    if ((link & 1) == 0 && older.stream == newer.stream &&
+        same_region(older.region, newer.region)) {
+      unindex(record);
+      return;
+    }
+    link = older.bucket_next[link & 1];
+  }
+}
+
 std::uint32_t DependencyTracker::insert_region(const NormalRegion& region, bool is_write,
-                                               std::uint32_t instr) {
+                                               std::uint32_t instr, std::uint32_t stream) {
   std::uint32_t record;
   if (free_record_ != kNil) {
     record = free_record_;
@@ -204,6 +231,9 @@ std::uint32_t DependencyTracker::insert_region(const NormalRegion& region, bool 
   rec.first_bucket = region.bytes.begin >> shift;
   rec.bucket_count =
       static_cast<std::uint8_t>(((region.bytes.end - 1) >> shift) - rec.first_bucket + 1);
+  rec.stream = stream;
+  rec.indexed = true;
+  if (!is_write && stream != kUnorderedStream) supersede_read(rec);
 
   // Instruction's region list.
   rec.next_in_instr = instrs_[instr].first_region;
@@ -227,7 +257,13 @@ std::uint32_t DependencyTracker::insert_region(const NormalRegion& region, bool 
 }
 
 void DependencyTracker::remove_region(std::uint32_t record) {
+  if (records_[record].indexed) unindex(record);
+  records_[record].instr = kNil;
+}
+
+void DependencyTracker::unindex(std::uint32_t record) {
   RegionRecord& rec = records_[record];
+  rec.indexed = false;
   for (unsigned slot = 0; slot < rec.bucket_count; ++slot) {
     unlink_bucket(record, slot,
                   bucket_key(rec.region.space, rec.group, rec.level, rec.first_bucket + slot));
@@ -239,7 +275,6 @@ void DependencyTracker::remove_region(std::uint32_t record) {
   }
   if (rec.level_next != kNil) records_[rec.level_next].level_prev = rec.level_prev;
   if (--level_count_[rec.group][rec.level] == 0) level_mask_[rec.group] &= ~(1u << rec.level);
-  rec.instr = kNil;
 }
 
 void DependencyTracker::link_bucket(std::uint32_t record, unsigned slot, const BucketKey& key) {

@@ -37,6 +37,9 @@ struct Dependency {
 /// add()'s result when the instruction waits for nothing.
 inline constexpr std::uint64_t kNoProducer = ~std::uint64_t{0};
 
+/// add()'s stream for an instruction that may complete out of program order (DMAs).
+inline constexpr std::uint32_t kUnorderedStream = ~std::uint32_t{0};
+
 /// Contract. "B depends on A" means B may not start before A has completed. An instruction is
 /// in flight from add() until retire(). Precondition of the guarantee: whenever add() is called,
 /// no retired instruction has a producer still in flight (true when the caller retires every
@@ -54,6 +57,13 @@ inline constexpr std::uint64_t kNoProducer = ~std::uint64_t{0};
 /// (lists are kept newest first, so the walk stops there). retire(): O(regions). Memory:
 /// O(peak in-flight regions); no allocation once the pools have reached that peak (the `out`
 /// vector is the caller's: reuse it). bench/deps_bench.cpp measures it.
+///
+/// In-order streams. An instruction added with a `stream` (e.g. its engine) promises that the
+/// stream's instructions read their inputs in program order: a later one starts after an
+/// earlier one ended. Then of the in-flight reads of one identical region by one stream only the
+/// newest is kept in the index: a writer that waits for it waits, through the stream's order,
+/// for the older readers too. This keeps a tile read by every instruction of an engine (weights,
+/// constants) from filling the index with readers.
 class DependencyTracker {
  public:
   DependencyTracker();
@@ -64,7 +74,8 @@ class DependencyTracker {
   ///         alone is enough only if producers complete in id order.
   /// @throws std::invalid_argument if `id` is not greater than every id added before.
   std::uint64_t add(std::uint64_t id, std::span<const kernel::Region> reads,
-                    std::span<const kernel::Region> writes, std::vector<Dependency>& out);
+                    std::span<const kernel::Region> writes, std::vector<Dependency>& out,
+                    std::uint32_t stream = kUnorderedStream);
 
   /// Instruction `id` completed: it orders nothing any more and its state is freed.
   /// @throws std::invalid_argument if `id` is not in flight.
@@ -82,8 +93,8 @@ class DependencyTracker {
   /// bytes; each region lives at the finest level whose bucket is at least as long as its byte
   /// extent, so it occupies one or two buckets.
   static constexpr unsigned kBaseShift = 6;
-  static constexpr unsigned kLevelStep = 3;
-  static constexpr unsigned kLevels = 20;  // kBaseShift + 19 * kLevelStep == 63
+  static constexpr unsigned kLevelStep = 2;
+  static constexpr unsigned kLevels = 29;  // kBaseShift + 28 * kLevelStep == 62
   /// Index groups: memory kind x {read, write}.
   static constexpr unsigned kGroups = 6;
 
@@ -105,9 +116,11 @@ class DependencyTracker {
   struct RegionRecord {
     NormalRegion region;
     std::uint64_t first_bucket = 0;
-    std::uint64_t id = 0;                ///< owning instruction's id
-    std::uint64_t seen_query = 0;        ///< last query that visited it (dedup across buckets)
-    std::uint32_t instr = kNil;          ///< owning InstrRecord
+    std::uint64_t id = 0;          ///< owning instruction's id
+    std::uint64_t seen_query = 0;  ///< last query that visited it (dedup across buckets)
+    std::uint32_t instr = kNil;    ///< owning InstrRecord
+    std::uint32_t stream = kUnorderedStream;
+    bool indexed = false;  ///< in the level and bucket lists (not superseded by a newer read)
     std::uint32_t next_in_instr = kNil;  ///< next region of the instruction; free-list link
     std::uint32_t level_prev = kNil;
     std::uint32_t level_next = kNil;
@@ -147,7 +160,11 @@ class DependencyTracker {
   void query_read(const NormalRegion& query, std::vector<Dependency>& out);
   void query_write(const NormalRegion& query, std::vector<Dependency>& out);
 
-  std::uint32_t insert_region(const NormalRegion& region, bool is_write, std::uint32_t instr);
+  std::uint32_t insert_region(const NormalRegion& region, bool is_write, std::uint32_t instr,
+                              std::uint32_t stream);
+  /// Drops the indexed read of the same region by the same in-order stream, if any.
+  void supersede_read(const RegionRecord& newer);
+  void unindex(std::uint32_t record);
   void remove_region(std::uint32_t record);
   void link_bucket(std::uint32_t record, unsigned slot, const BucketKey& key);
   void unlink_bucket(std::uint32_t record, unsigned slot, const BucketKey& key);
