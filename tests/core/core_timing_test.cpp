@@ -261,7 +261,9 @@ INSTANTIATE_TEST_SUITE_P(Generations, SpecExample,
                                            GenerationCase{"trn2", 368, 0.96, 437.5},
                                            GenerationCase{"trn3", 528, 1.2, 612.5},
                                            GenerationCase{"trn4", 2112, 1.2, 2450}),
-                         [](const auto& info) { return std::string(info.param.config); });
+                         [](const auto& param_info) {
+                           return std::string(param_info.param.config);
+                         });
 
 TEST(Determinism, TwoRunsPrintByteIdenticalStatistics) {
   const std::string command = std::string(TRNSIM_BINARY) + " run " + TRNSIM_SOURCE_DIR +
