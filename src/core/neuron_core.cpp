@@ -145,7 +145,7 @@ void NeuronCore::dispatcher_thread() {
         const sc_time until = record.visible + semaphore_latency_;
         if (until > sc_core::sc_time_stamp()) sc_core::wait(until - sc_core::sc_time_stamp());
       } else {
-        sc_core::wait(record.scheduled_event);
+        sc_core::wait(scheduled_event(record));
       }
       retire_until(sc_core::sc_time_stamp());
     }
@@ -280,7 +280,7 @@ sc_time NeuronCore::dependencies_ready(const Queued& item, Engine consumer, Engi
   while (!dependencies_known(item, consumer, ready, last_engine, last_id)) {
     // Wait for the first producer that has no time yet, then look again.
     if (const std::optional<std::uint64_t> producer = unscheduled_producer(item)) {
-      sc_core::wait(slot(*producer).scheduled_event);
+      sc_core::wait(scheduled_event(slot(*producer)));
     }
   }
   return ready;
@@ -346,13 +346,31 @@ void NeuronCore::dma_dispatch_thread() {
   }
 }
 
+sc_core::sc_event& NeuronCore::scheduled_event(InFlight& record) {
+  if (record.scheduled_event == nullptr) {
+    if (free_events_.empty()) {
+      events_.push_back(std::make_unique<sc_core::sc_event>());
+      free_events_.push_back(events_.back().get());
+    }
+    record.scheduled_event = free_events_.back();
+    free_events_.pop_back();
+  }
+  return *record.scheduled_event;
+}
+
 void NeuronCore::finish(InFlight& record, Engine producer, const sc_time& end,
                         const sc_time& visible) {
   record.engine = producer;
   record.end = end;
   record.visible = visible;
   record.scheduled = true;
-  record.scheduled_event.notify();
+  if (record.scheduled_event != nullptr) {
+    // Immediate notification: every waiter is runnable now and no longer sensitive to the
+    // event, so it can serve another record at once.
+    record.scheduled_event->notify();
+    free_events_.push_back(record.scheduled_event);
+    record.scheduled_event = nullptr;
+  }
   if (!dma_blocked_.empty()) {
     const auto blocked = dma_blocked_.find(record.id);
     if (blocked != dma_blocked_.end()) {

@@ -106,19 +106,27 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
     bool scheduled = false;                         ///< end and visible times known
     sc_core::sc_time end;      ///< producing engine done (same-engine dependants may start)
     sc_core::sc_time visible;  ///< result visible to other engines (before semaphore latency)
-    sc_core::sc_event scheduled_event;
+    /// Notified when the times become known; taken from the core's pool only when a process
+    /// has to wait for them (most records are never waited for), returned when notified.
+    sc_core::sc_event* scheduled_event = nullptr;
   };
 
-  /// Bounded FIFO of one sequencer, a ring of preallocated entries (no allocation per
-  /// instruction). The dispatcher fills back(), the sequencer works on front() in place.
+  /// Bounded FIFO of one sequencer, a ring of entries allocated on first use and then reused
+  /// (no allocation per instruction; a queue that never fills never holds `depth` entries).
+  /// Entries do not move: the sequencer works on front() in place while the dispatcher fills
+  /// back_slot().
   class EngineQueue {
    public:
     explicit EngineQueue(std::size_t depth) : entries_(depth) {}
     bool full() const { return size_ == entries_.size(); }
     bool empty() const { return size_ == 0; }
-    Queued& front() { return entries_[head_]; }
+    Queued& front() { return *entries_[head_]; }
     /// The entry the next push_back() publishes; fill it first.
-    Queued& back_slot() { return entries_[(head_ + size_) % entries_.size()]; }
+    Queued& back_slot() {
+      std::unique_ptr<Queued>& entry = entries_[(head_ + size_) % entries_.size()];
+      if (!entry) entry = std::make_unique<Queued>();
+      return *entry;
+    }
     void push_back() { ++size_; }
     void pop_front() {
       head_ = (head_ + 1) % entries_.size();
@@ -128,7 +136,7 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
     sc_core::sc_event popped;
 
    private:
-    std::vector<Queued> entries_;
+    std::vector<std::unique_ptr<Queued>> entries_;
     std::size_t head_ = 0;
     std::size_t size_ = 0;
   };
@@ -142,13 +150,13 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   void dispatcher_thread();
   /// Starts triggered DMAs and collectives once their dependencies are visible, earliest first.
   void dma_dispatch_thread();
-  /// Non-blocking: true when every dependency of `item` is scheduled; then `ready` is when the
-  /// last becomes visible to `consumer` (with semaphore latency) and last_* name that producer.
   /// The tracker's in-order stream of an instruction on sequencer `unit`
   /// (deps::DependencyTracker, "In-order streams").
   std::uint32_t in_order_stream(const kernel::Instruction& instruction, std::size_t unit) const;
   /// The first producer of `item` whose times are not known yet; nullopt when all are.
   std::optional<std::uint64_t> unscheduled_producer(const Queued& item);
+  /// Non-blocking: true when every dependency of `item` is scheduled; then `ready` is when the
+  /// last becomes visible to `consumer` (with semaphore latency) and last_* name that producer.
   bool dependencies_known(const Queued& item, kernel::Engine consumer, sc_core::sc_time& ready,
                           kernel::Engine& last_engine, std::uint64_t& last_id);
   /// When the results of other engines (not `consumer` itself) that `item` depends on are
@@ -157,6 +165,8 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   void sequencer_thread(std::size_t unit);
   void retire_until(const sc_core::sc_time& now);
   InFlight& slot(std::uint64_t id) { return in_flight_[id & (in_flight_.size() - 1)]; }
+  /// The record's scheduled event, taken from the pool on first use.
+  sc_core::sc_event& scheduled_event(InFlight& record);
   /// Waits until every dependency of `item` is scheduled; returns when its results are visible
   /// (with semaphore latency for other engines) and which producer was last.
   sc_core::sc_time dependencies_ready(const Queued& item, kernel::Engine consumer,
@@ -178,6 +188,10 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   std::vector<deps::Dependency> dependency_scratch_;
   kernel::Instruction staging_;  ///< the dispatcher's next instruction
   std::vector<InFlight> in_flight_;
+  /// Events for InFlight::scheduled_event: as many as processes ever waited at once, not one
+  /// per slot (each sc_event costs elaboration time and memory; cores x 4096 of them did).
+  std::vector<std::unique_ptr<sc_core::sc_event>> events_;
+  std::vector<sc_core::sc_event*> free_events_;
   /// (visible + semaphore latency, id) of scheduled instructions not yet retired, min first.
   std::priority_queue<std::pair<sc_core::sc_time, std::uint64_t>,
                       std::vector<std::pair<sc_core::sc_time, std::uint64_t>>, std::greater<>>
