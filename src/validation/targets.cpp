@@ -49,8 +49,11 @@ constexpr const char* kDescriptorBound =
     "partition reaches 40-45 % of the plateau) 128 such DMAs keep the 16 engines busy for about "
     "107 us, whereas the measured kernel moved its 8 MiB in about 30 us (46.85 us minus 12-19 "
     "us of launch), about 260 GB/s at 512 B per partition. T3 and T4 cannot both hold with one "
-    "pipelined descriptor cost per engine; descriptor work that overlaps across queues, or a T4 "
-    "curve that describes a single queue's stream, could reconcile them (DMA model, issue 5)";
+    "pipelined descriptor cost per engine. Tried: descriptor units per queue (the kernel uses "
+    "two queues; halves the miss) and a per-DMA instead of per-descriptor overhead (breaks T4's "
+    "curve). A cost that only generated descriptors pay would reconcile them (T3's kernels "
+    "disabled the compiler's descriptor generation), but which mode T4's chart used is not "
+    "published";
 
 // ---- T1: matrix multiplication tutorial, Trainium1 -------------------------------------------
 
