@@ -6,6 +6,8 @@
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "sweep/workers.hpp"
 
@@ -64,6 +66,41 @@ TEST(ValidationTransferModel, EveryTargetIsWithinTolerance) {
       });
   EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_NE(result.out.find("T1 "), std::string::npos) << result.out;
+}
+
+}  // namespace
+
+namespace {
+
+trnsim::sweep::WorkerOutcome run_trnsim(std::vector<std::string> argv) {
+  trnsim::sweep::WorkerTask task;
+  task.argv = std::move(argv);
+  bool given = false;
+  trnsim::sweep::WorkerOutcome result;
+  trnsim::sweep::run_workers(
+      {},
+      [&]() -> std::optional<trnsim::sweep::WorkerTask> {
+        if (given) return std::nullopt;
+        given = true;
+        return task;
+      },
+      [&](const trnsim::sweep::WorkerTask&, trnsim::sweep::WorkerOutcome&& outcome) {
+        result = std::move(outcome);
+      });
+  return result;
+}
+
+// A bad --set is reported once, before any simulation runs, with exit code 2.
+TEST(ValidateCommand, RejectsABadSetBeforeRunning) {
+  const auto unknown = run_trnsim({TRNSIM_BINARY, "validate", "--set", "dma.modle=transfer"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown parameter 'dma.modle'"), std::string::npos) << unknown.err;
+  const auto no_value = run_trnsim({TRNSIM_BINARY, "validate", "--set", "dma.model"});
+  EXPECT_EQ(no_value.exit_code, 2);
+  EXPECT_NE(no_value.err.find("expected KEY=VALUE"), std::string::npos) << no_value.err;
+  const auto bad_value = run_trnsim({TRNSIM_BINARY, "validate", "--set", "dma.model=fast"});
+  EXPECT_EQ(bad_value.exit_code, 2);
+  EXPECT_NE(bad_value.err.find("packet|transfer"), std::string::npos) << bad_value.err;
 }
 
 }  // namespace
