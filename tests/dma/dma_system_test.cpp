@@ -11,14 +11,6 @@
 namespace trnsim::dma::test {
 namespace {
 
-/// Bytes per ns moved by DMAs [first, last] of a stream submitted together on one queue: their
-/// bytes over the time between the completion before `first` and that of `last`.
-double steady_rate(const Testbench& bench, std::uint64_t first, std::uint64_t last,
-                   double bytes_each) {
-  const double span = bench.completion(last).complete_ns - bench.completion(first - 1).complete_ns;
-  return static_cast<double>(last - first + 1) * bytes_each / span;
-}
-
 TEST(DmaCalibration, T4SingleEngine32KiBOnTrn2) {
   // calibration-targets.md T4: 4 partitions x 4096 bf16 HBM -> SBUF on ONE engine: 1,416 ns
   // measured (N-DMA Example 1). Model: 32,768 B / 23 B/ns = 1,424.7 ns on the engine (HBM

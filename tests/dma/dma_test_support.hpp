@@ -138,4 +138,12 @@ class Testbench : public sc_core::sc_module, public core::DmaClient {
   std::map<std::uint64_t, Completion> completions_;
 };
 
+/// Bytes per ns moved by DMAs [first, last] of a stream submitted together: their bytes over
+/// the time between the completion before `first` and that of `last`.
+inline double steady_rate(const Testbench& bench, std::uint64_t first, std::uint64_t last,
+                          double bytes_each) {
+  const double span = bench.completion(last).complete_ns - bench.completion(first - 1).complete_ns;
+  return static_cast<double>(last - first + 1) * bytes_each / span;
+}
+
 }  // namespace trnsim::dma::test

@@ -11,12 +11,6 @@
 namespace trnsim::dma::test {
 namespace {
 
-double steady_rate(const Testbench& bench, std::uint64_t first, std::uint64_t last,
-                   double bytes_each) {
-  const double span = bench.completion(last).complete_ns - bench.completion(first - 1).complete_ns;
-  return static_cast<double>(last - first + 1) * bytes_each / span;
-}
-
 TEST(TransferModel, T4SingleEngine32KiB) {
   // 4 partitions x 8 KiB on engine 0: 4 descriptors, 32,768 / 23 = 1,424.696 ns of data.
   // Descriptors from 0, data from ready = 1,300: end = max(1,300 + 1,424.696,
