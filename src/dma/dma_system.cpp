@@ -317,15 +317,9 @@ void DmaSystem::engine_done(std::uint32_t slot, double done_ns) {
   const double transfer_ns = complete - first;
   last_complete_ns_ = std::max(last_complete_ns_, complete);
   CoreDmaStats& stats = core_stats_[transfer.pid];
-  auto add_interval = [&](double& busy_until, double& active) {
-    if (complete > busy_until) {
-      active += complete - std::max(first, busy_until);
-      busy_until = complete;
-    }
-  };
-  add_interval(stats.busy_until_ns, stats.active_ns);
+  add_active_interval(first, complete, stats.busy_until_ns, stats.active_ns);
   QueueStats& queue = stats.queues[transfer.queue];
-  add_interval(queue.busy_until_ns, queue.active_ns);
+  add_active_interval(first, complete, queue.busy_until_ns, queue.active_ns);
 
   if (observed()) {
     transfer.event.issue_ns = transfer.issue_ns;
@@ -347,33 +341,10 @@ nlohmann::json DmaSystem::statistics(double elapsed_ns) const {
   for (std::uint32_t pid = 0; pid < cores_; ++pid) {
     const CoreDmaStats& s = core_stats_[pid];
     if (s.transfers == 0) continue;
-    const double achieved = s.active_ns > 0 ? s.bytes / s.active_ns : 0;
-    nlohmann::json queues = nlohmann::json::array();
-    for (std::size_t q = 0; q < s.queues.size(); ++q) {
-      const QueueStats& queue = s.queues[q];
-      if (queue.transfers == 0) continue;
-      queues.push_back({{"queue", q},
-                        {"transfers", queue.transfers},
-                        {"bytes", queue.bytes},
-                        {"active_ns", queue.active_ns}});
-    }
     const memory::OnChipStats& sbuf = sbufs_[pid]->stats();
     const memory::OnChipStats& psum = psums_[pid]->stats();
-    cores.push_back(
-        {{"core", pid},
-         {"transfers", s.transfers},
-         {"bytes", s.bytes},
-         {"descriptors", s.descriptors},
-         {"packets", s.packets},
-         {"active_ns", s.active_ns},
-         {"achieved_bandwidth_gbps", achieved},
-         {"efficiency_pct", percent(achieved, peak)},
-         {"engine_busy_pct", percent(s.engine_busy_ns, s.active_ns * engines_per_core_)},
-         {"sbuf_read_bytes", sbuf.read_bytes},
-         {"sbuf_write_bytes", sbuf.write_bytes},
-         {"psum_read_bytes", psum.read_bytes},
-         {"psum_write_bytes", psum.write_bytes},
-         {"queues", queues}});
+    const OnChipBytes on_chip{sbuf.read_bytes, sbuf.write_bytes, psum.read_bytes, psum.write_bytes};
+    cores.push_back(core_dma_json(pid, s, on_chip, peak, engines_per_core_, s.packets));
   }
   out["model"] = "packet";
   out["dma"] = {{"peak_bandwidth_per_core_gbps", peak}, {"cores", cores}};

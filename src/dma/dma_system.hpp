@@ -32,30 +32,13 @@
 #include "core/dma_backend.hpp"
 #include "dma/descriptors.hpp"
 #include "dma/dma_engine.hpp"
+#include "dma/dma_statistics.hpp"
 #include "dma/interconnect.hpp"
 #include "kernel/instruction.hpp"
 #include "memory/hbm_stack.hpp"
 #include "memory/onchip_memory.hpp"
 
 namespace trnsim::dma {
-
-/// Per-core DMA counters (all queues), and per queue.
-struct QueueStats {
-  std::uint64_t transfers = 0;
-  std::uint64_t bytes = 0;
-  double active_ns = 0;  ///< union of [first packet, completion] of its transfers
-  double busy_until_ns = 0;
-};
-struct CoreDmaStats {
-  std::uint64_t transfers = 0;
-  std::uint64_t bytes = 0;
-  std::uint64_t descriptors = 0;
-  std::uint64_t packets = 0;
-  double engine_busy_ns = 0;  ///< sum over engines of data-path occupancy
-  double active_ns = 0;       ///< union over transfers of [first packet, completion]
-  double busy_until_ns = 0;
-  std::vector<QueueStats> queues;
-};
 
 class DmaSystem : public sc_core::sc_module, public core::DmaBackend {
  public:

@@ -34,7 +34,8 @@ TransferLevelDma::TransferLevelDma(const config::Params& params, std::uint32_t c
       core_caps_(cores_, RateLimit{params.dma.core_bandwidth_gbps}),
       read_ports_(cores_, RateLimit{params.dma.hbm_port_bandwidth_gbps}),
       write_ports_(cores_, RateLimit{params.dma.hbm_port_bandwidth_gbps}),
-      core_stats_(cores_) {
+      core_stats_(cores_),
+      on_chip_(cores_) {
   const auto cores_per_chip = static_cast<std::uint32_t>(std::max(1, params.chip.cores));
   const std::uint32_t chips = (cores_ + cores_per_chip - 1) / cores_per_chip;
   const double refresh = params.hbm.t_refi_ns > 0
@@ -43,9 +44,9 @@ TransferLevelDma::TransferLevelDma(const config::Params& params, std::uint32_t c
   stacks_.assign(std::size_t{chips} * stacks_per_chip_,
                  RateLimit{params.hbm.stack_bandwidth_gbps * (1.0 - refresh)});
   stack_stats_.resize(stacks_.size());
-  for (CoreStats& stats : core_stats_) {
-    stats.queues.resize(static_cast<std::size_t>(std::max(1, params.dma.queues_per_engine)));
-  }
+  const auto queues = static_cast<std::size_t>(std::max(1, params.dma.queues_per_engine));
+  for (CoreDmaStats& stats : core_stats_) stats.queues.resize(queues);
+  queue_done_ns_.assign(std::size_t{cores_} * queues, 0.0);
 }
 
 double TransferLevelDma::core_peak_bytes_per_ns() const {
@@ -89,7 +90,7 @@ void TransferLevelDma::submit(std::uint32_t pid, std::uint64_t id,
   const double rate = params_.dma.engine_bandwidth_gbps * plan.efficiency;
   const auto prefetch = static_cast<double>(std::max(1, params_.dma.descriptor_prefetch));
   const double row_bytes = static_cast<double>(plan.inner) * plan.moved_element_bytes;
-  CoreStats& stats = core_stats_[pid];
+  CoreDmaStats& stats = core_stats_[pid];
   double first_data = kNever;
   double engines_done = ready;
   for (std::uint32_t e = 0; e < engines_per_core_ && plan.outer > 0; ++e) {
@@ -153,25 +154,21 @@ void TransferLevelDma::submit(std::uint32_t pid, std::uint64_t id,
   const std::uint32_t queue_index =
       instruction.dma_queue % static_cast<std::uint32_t>(stats.queues.size());
   QueueStats& queue = stats.queues[queue_index];
-  done = std::max(done, queue.last_done_ns);
-  queue.last_done_ns = done;
+  double& queue_done = queue_done_ns_[pid * stats.queues.size() + queue_index];
+  done = std::max(done, queue_done);
+  queue_done = done;
 
   ++stats.transfers;
   stats.bytes += plan.bytes;
   ++queue.transfers;
   queue.bytes += plan.bytes;
-  if (src.memory == MemoryKind::kSbuf) stats.sbuf_read_bytes += src.bytes();
-  if (src.memory == MemoryKind::kPsum) stats.psum_read_bytes += src.bytes();
-  if (dst.memory == MemoryKind::kSbuf) stats.sbuf_write_bytes += dst.bytes();
-  if (dst.memory == MemoryKind::kPsum) stats.psum_write_bytes += dst.bytes();
-  auto add_interval = [&](double& busy_until, double& active) {
-    if (done > busy_until) {
-      active += done - std::max(first_data, busy_until);
-      busy_until = done;
-    }
-  };
-  add_interval(stats.busy_until_ns, stats.active_ns);
-  add_interval(queue.busy_until_ns, queue.active_ns);
+  OnChipBytes& on_chip = on_chip_[pid];
+  if (src.memory == MemoryKind::kSbuf) on_chip.sbuf_read += src.bytes();
+  if (src.memory == MemoryKind::kPsum) on_chip.psum_read += src.bytes();
+  if (dst.memory == MemoryKind::kSbuf) on_chip.sbuf_write += dst.bytes();
+  if (dst.memory == MemoryKind::kPsum) on_chip.psum_write += dst.bytes();
+  add_active_interval(first_data, done, stats.busy_until_ns, stats.active_ns);
+  add_active_interval(first_data, done, queue.busy_until_ns, queue.active_ns);
   last_complete_ns_ = std::max(last_complete_ns_, done);
 
   if (observed()) {
@@ -190,32 +187,9 @@ nlohmann::json TransferLevelDma::statistics(double elapsed_ns) const {
   const double peak = core_peak_bytes_per_ns();
   nlohmann::json cores = nlohmann::json::array();
   for (std::uint32_t pid = 0; pid < cores_; ++pid) {
-    const CoreStats& s = core_stats_[pid];
-    if (s.transfers == 0) continue;
-    const double achieved = s.active_ns > 0 ? static_cast<double>(s.bytes) / s.active_ns : 0;
-    nlohmann::json queues = nlohmann::json::array();
-    for (std::size_t q = 0; q < s.queues.size(); ++q) {
-      const QueueStats& queue = s.queues[q];
-      if (queue.transfers == 0) continue;
-      queues.push_back({{"queue", q},
-                        {"transfers", queue.transfers},
-                        {"bytes", queue.bytes},
-                        {"active_ns", queue.active_ns}});
-    }
+    if (core_stats_[pid].transfers == 0) continue;
     cores.push_back(
-        {{"core", pid},
-         {"transfers", s.transfers},
-         {"bytes", s.bytes},
-         {"descriptors", s.descriptors},
-         {"active_ns", s.active_ns},
-         {"achieved_bandwidth_gbps", achieved},
-         {"efficiency_pct", percent(achieved, peak)},
-         {"engine_busy_pct", percent(s.engine_busy_ns, s.active_ns * engines_per_core_)},
-         {"sbuf_read_bytes", s.sbuf_read_bytes},
-         {"sbuf_write_bytes", s.sbuf_write_bytes},
-         {"psum_read_bytes", s.psum_read_bytes},
-         {"psum_write_bytes", s.psum_write_bytes},
-         {"queues", queues}});
+        core_dma_json(pid, core_stats_[pid], on_chip_[pid], peak, engines_per_core_, std::nullopt));
   }
   nlohmann::json out;
   out["model"] = "transfer";

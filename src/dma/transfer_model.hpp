@@ -33,6 +33,7 @@
 
 #include "config/params.hpp"
 #include "core/dma_backend.hpp"
+#include "dma/dma_statistics.hpp"
 #include "kernel/instruction.hpp"
 
 namespace trnsim::dma {
@@ -58,26 +59,6 @@ class TransferLevelDma final : public core::DmaBackend {
     /// Admits `bytes` whose data starts at `start_ns`; returns when they are through.
     double admit(double start_ns, double bytes);
   };
-  struct QueueStats {
-    std::uint64_t transfers = 0;
-    std::uint64_t bytes = 0;
-    double active_ns = 0;
-    double busy_until_ns = 0;
-    double last_done_ns = 0;  ///< completion of the queue's latest DMA (queue order)
-  };
-  struct CoreStats {
-    std::uint64_t transfers = 0;
-    std::uint64_t bytes = 0;
-    std::uint64_t descriptors = 0;
-    double engine_busy_ns = 0;
-    double active_ns = 0;
-    double busy_until_ns = 0;
-    std::uint64_t sbuf_read_bytes = 0;
-    std::uint64_t sbuf_write_bytes = 0;
-    std::uint64_t psum_read_bytes = 0;
-    std::uint64_t psum_write_bytes = 0;
-    std::vector<QueueStats> queues;
-  };
   struct StackStats {
     std::uint64_t read_bytes = 0;
     std::uint64_t write_bytes = 0;
@@ -98,7 +79,9 @@ class TransferLevelDma final : public core::DmaBackend {
   std::vector<RateLimit> read_ports_;       ///< per core
   std::vector<RateLimit> write_ports_;      ///< per core
   std::vector<RateLimit> stacks_;           ///< per HBM stack of every chip
-  std::vector<CoreStats> core_stats_;
+  std::vector<CoreDmaStats> core_stats_;
+  std::vector<OnChipBytes> on_chip_;
+  std::vector<double> queue_done_ns_;  ///< per (core, queue): its latest DMA's completion
   std::vector<StackStats> stack_stats_;
   double last_complete_ns_ = 0;
 };

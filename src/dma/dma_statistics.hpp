@@ -1,0 +1,54 @@
+// Per-core DMA counters and their JSON form, shared by both DMA models (DmaSystem, the packet
+// model, and TransferLevelDma), so `memory_system.dma.cores[]` has one schema whichever model
+// ran. Pure: no simulation.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
+
+namespace trnsim::dma {
+
+/// Per-core DMA counters (all queues), and per queue.
+struct QueueStats {
+  std::uint64_t transfers = 0;
+  std::uint64_t bytes = 0;
+  double active_ns = 0;  ///< union of [first data, completion] of its transfers
+  double busy_until_ns = 0;
+};
+struct CoreDmaStats {
+  std::uint64_t transfers = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t descriptors = 0;
+  std::uint64_t packets = 0;
+  double engine_busy_ns = 0;  ///< sum over engines of data-path occupancy
+  double active_ns = 0;       ///< union over transfers of [first data, completion]
+  double busy_until_ns = 0;
+  std::vector<QueueStats> queues;
+};
+
+/// Bytes the core's DMAs read from and wrote to its SBUF and PSUM.
+struct OnChipBytes {
+  std::uint64_t sbuf_read = 0;
+  std::uint64_t sbuf_write = 0;
+  std::uint64_t psum_read = 0;
+  std::uint64_t psum_write = 0;
+};
+
+/// One element of `memory_system.dma.cores`. `peak_bytes_per_ns`: the core's DMA peak;
+/// `packets`: included when the model counts them.
+nlohmann::json core_dma_json(std::uint32_t pid, const CoreDmaStats& stats,
+                             const OnChipBytes& on_chip, double peak_bytes_per_ns,
+                             std::uint32_t engines, std::optional<std::uint64_t> packets);
+
+/// Adds `[first_ns, done_ns]` to a union of intervals kept as (busy_until, active total).
+inline void add_active_interval(double first_ns, double done_ns, double& busy_until_ns,
+                                double& active_ns) {
+  if (done_ns > busy_until_ns) {
+    active_ns += done_ns - (first_ns > busy_until_ns ? first_ns : busy_until_ns);
+    busy_until_ns = done_ns;
+  }
+}
+
+}  // namespace trnsim::dma
