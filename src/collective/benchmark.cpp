@@ -1,8 +1,6 @@
 #include "collective/benchmark.hpp"
 
 #include <fmt/format.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -11,32 +9,22 @@
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "collective/collective_system.hpp"
 #include "config/load.hpp"
 #include "core/simulation.hpp"
+#include "core/stream_source.hpp"
 #include "fabric/resource_pool.hpp"
 #include "kernel/parse.hpp"
 #include "kernel/prepare.hpp"
-#include "kernel/stream.hpp"
 #include "kernel/target_from_config.hpp"
+#include "util/child_process.hpp"
 #include "util/error.hpp"
 
 namespace trnsim::collective {
 
 namespace {
-
-class StreamSource final : public core::InstructionSource {
- public:
-  StreamSource(const kernel::PreparedKernel& kernel, std::uint32_t pid) : stream_(kernel, pid) {}
-  bool next(kernel::Instruction& out) override { return stream_.next(out); }
-  std::span<const std::uint32_t> core_group(std::uint32_t id) const override {
-    return stream_.core_group(id);
-  }
-
- private:
-  kernel::InstructionStream stream_;
-};
 
 std::uint32_t lanes_of(const BenchmarkPoint& point, const config::Params& params) {
   if (point.operation == Operation::kPermute) return 1;
@@ -260,7 +248,9 @@ void simulate_kernel(const BenchmarkPoint& point, const config::Params& params,
   try {
     core::simulate(
         params, prepared.cores,
-        [&prepared](std::uint32_t pid) { return std::make_unique<StreamSource>(prepared, pid); },
+        [&prepared](std::uint32_t pid) {
+          return std::make_unique<core::StreamSource>(prepared, pid);
+        },
         {}, backend_factory(log));
   } catch (const InputError&) {
     rethrow_if_failed(*log);
@@ -355,12 +345,7 @@ BenchmarkResult run_point(const BenchmarkPoint& point) {
 }
 
 BenchmarkResult run_point_in_child(const BenchmarkPoint& point) {
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
-  const pid_t child = fork();
-  if (child < 0) throw std::runtime_error("fork failed");
-  if (child == 0) {
-    close(fds[0]);
+  const auto body = [&point] {
     nlohmann::json out;
     try {
       const BenchmarkResult r = run_point(point);
@@ -372,33 +357,16 @@ BenchmarkResult run_point_in_child(const BenchmarkPoint& point) {
     } catch (const std::exception& e) {
       out = {{"error", e.what()}};
     }
-    const std::string text = out.dump();
-    std::size_t written = 0;
-    while (written < text.size()) {
-      const ssize_t n = write(fds[1], text.data() + written, text.size() - written);
-      if (n <= 0) _exit(3);
-      written += static_cast<std::size_t>(n);
-    }
-    close(fds[1]);
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string text;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = read(fds[0], buffer, sizeof(buffer));
-    if (n <= 0) break;
-    text.append(buffer, static_cast<std::size_t>(n));
-  }
-  close(fds[0]);
+    return out.dump();
+  };
   int status = 0;
-  waitpid(child, &status, 0);
+  const std::optional<std::string> text = util::run_in_child(body, status);
   BenchmarkResult result;
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text.empty()) {
+  if (!text) {
     result.error = fmt::format("simulation process failed (status {})", status);
     return result;
   }
-  const nlohmann::json out = nlohmann::json::parse(text);
+  const nlohmann::json out = nlohmann::json::parse(*text);
   if (out.contains("error")) {
     result.error = out["error"].get<std::string>();
     return result;

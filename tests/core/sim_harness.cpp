@@ -1,11 +1,9 @@
 #include "sim_harness.hpp"
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <memory>
-#include <stdexcept>
+#include <optional>
 
 #include "config/load.hpp"
 #include "core/simulation.hpp"
@@ -14,6 +12,7 @@
 #include "kernel/prepare.hpp"
 #include "kernel/target_from_config.hpp"
 #include "report/report.hpp"
+#include "util/child_process.hpp"
 
 namespace trnsim::testing {
 
@@ -46,38 +45,14 @@ std::string run_here(const SimulationRequest& request) {
 }  // namespace
 
 nlohmann::json simulate_in_child(const SimulationRequest& request) {
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
-  const pid_t child = fork();
-  if (child < 0) throw std::runtime_error("fork failed");
-  if (child == 0) {
-    close(fds[0]);
-    const std::string out = run_here(request);
-    std::size_t written = 0;
-    while (written < out.size()) {
-      const ssize_t n = write(fds[1], out.data() + written, out.size() - written);
-      if (n <= 0) _exit(3);
-      written += static_cast<std::size_t>(n);
-    }
-    close(fds[1]);
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string text;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = read(fds[0], buffer, sizeof(buffer));
-    if (n <= 0) break;
-    text.append(buffer, static_cast<std::size_t>(n));
-  }
-  close(fds[0]);
   int status = 0;
-  waitpid(child, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text.empty()) {
+  const std::optional<std::string> text =
+      util::run_in_child([&request] { return run_here(request); }, status);
+  if (!text) {
     return nlohmann::json{
         {"error", "child process failed (status " + std::to_string(status) + ")"}};
   }
-  return nlohmann::json::parse(text);
+  return nlohmann::json::parse(*text);
 }
 
 double kernel_ns(const nlohmann::json& statistics) {
