@@ -110,7 +110,9 @@ NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& param
     queue = std::make_unique<EngineQueue>(static_cast<std::size_t>(params.sequencer.queue_depth));
   }
   dependency_scratch_.reserve(64);
-  sc_core::sc_spawn(sc_bind(&NeuronCore::dispatcher_thread, this), "dispatcher");
+  sc_core::sc_spawn_options method;
+  method.spawn_method();
+  sc_core::sc_spawn(sc_bind(&NeuronCore::dispatcher_method, this), "dispatcher", &method);
   sc_core::sc_spawn(sc_bind(&NeuronCore::dma_dispatch_thread, this), "dma_dispatcher");
   for (std::size_t unit = 0; unit < kSequencers; ++unit) {
     sc_core::sc_spawn(sc_bind(&NeuronCore::sequencer_thread, this, unit),
@@ -127,34 +129,49 @@ void NeuronCore::retire_until(const sc_time& now) {
   }
 }
 
-void NeuronCore::dispatcher_thread() {
+void NeuronCore::dispatcher_method() {
   for (;;) {
-    try {
-      if (!source_->next(staging_)) break;
-    } catch (...) {
-      error_ = std::current_exception();
-      sc_core::sc_stop();
-      break;
+    if (!staged_) {
+      try {
+        if (!source_->next(staging_)) {
+          dispatch_done_ = true;
+          for (auto& queue : queues_) queue->pushed.notify();
+          return;  // no next_trigger(): never runs again
+        }
+      } catch (...) {
+        error_ = std::current_exception();
+        sc_core::sc_stop();
+        return;
+      }
+      staged_ = true;
+      staged_id_ = next_id_++;
     }
-    const std::uint64_t id = next_id_++;
+    const std::uint64_t id = staged_id_;
+    const sc_time now = sc_core::sc_time_stamp();
 
     // The ring slot must be free: its previous occupant retired.
     InFlight& record = slot(id);
-    while (record.id != kNoId) {
-      if (record.scheduled) {
-        const sc_time until = record.visible + semaphore_latency_;
-        if (until > sc_core::sc_time_stamp()) sc_core::wait(until - sc_core::sc_time_stamp());
-      } else {
-        sc_core::wait(scheduled_event(record));
+    if (record.id != kNoId) {
+      if (!record.scheduled) {
+        sc_core::next_trigger(scheduled_event(record));
+        return;
       }
-      retire_until(sc_core::sc_time_stamp());
+      const sc_time until = record.visible + semaphore_latency_;
+      if (until > now) {
+        sc_core::next_trigger(until - now);
+        return;
+      }
+      retire_until(now);
+      continue;
     }
 
     const std::size_t unit = sequencer_of(staging_);
     EngineQueue& queue = *queues_[unit];
-    while (queue.full()) sc_core::wait(queue.popped);
+    if (queue.full()) {
+      sc_core::next_trigger(queue.popped);
+      return;
+    }
 
-    const sc_time now = sc_core::sc_time_stamp();
     retire_until(now);
     dependency_scratch_.clear();
     tracker_.add(id, {staging_.reads.data(), staging_.num_reads},
@@ -194,9 +211,8 @@ void NeuronCore::dispatcher_thread() {
     record.engine = staging_.engine;
     queue.push_back();
     queue.pushed.notify();
+    staged_ = false;
   }
-  dispatch_done_ = true;
-  for (auto& queue : queues_) queue->pushed.notify();
 }
 
 bool NeuronCore::dependencies_known(const Queued& item, Engine consumer, sc_time& ready,

@@ -147,7 +147,10 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
     sc_core::sc_time issued;  ///< when the trigger engine issued it
   };
 
-  void dispatcher_thread();
+  /// SC_METHOD: dispatches instructions in program order until one cannot be (its engine's
+  /// queue is full or its in-flight slot is still occupied), then re-triggers itself on what it
+  /// waits for. A method, not a thread: no context switch per dispatched instruction.
+  void dispatcher_method();
   /// Starts triggered DMAs and collectives once their dependencies are visible, earliest first.
   void dma_dispatch_thread();
   /// The tracker's in-order stream of an instruction on sequencer `unit`
@@ -186,7 +189,9 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
 
   deps::DependencyTracker tracker_;
   std::vector<deps::Dependency> dependency_scratch_;
-  kernel::Instruction staging_;  ///< the dispatcher's next instruction
+  kernel::Instruction staging_;  ///< the dispatcher's next instruction (when staged_)
+  bool staged_ = false;
+  std::uint64_t staged_id_ = 0;
   std::vector<InFlight> in_flight_;
   /// Events for InFlight::scheduled_event: as many as processes ever waited at once, not one
   /// per slot (each sc_event costs elaboration time and memory; cores x 4096 of them did).

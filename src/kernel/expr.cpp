@@ -5,6 +5,7 @@
 #include <cctype>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -455,6 +456,14 @@ Expr Expr::compile(std::string_view text, const Scope& scope, const std::string&
   return expr;
 }
 
+std::int64_t Expr::eval_affine_op(const std::int64_t* env) const {
+  const std::int64_t value = eval_affine(env);
+  std::int64_t out = 0;
+  ExprEvalError::Kind error{};
+  if (!checked_binary(final_op_, value, final_operand_, out, error)) throw ExprEvalError{error};
+  return out;
+}
+
 std::int64_t Expr::run(const std::int64_t* env) const {
   std::array<std::int64_t, 64> stack;
   std::size_t top = 0;  // number of values on the stack
@@ -569,7 +578,10 @@ Expr Expr::bind_mask(const std::int64_t* env, const std::vector<bool>& known) co
   }
   if (kind_ == Kind::kAffine) return *this;
   std::vector<Affine> stack;
-  for (const Op& op : code_) {
+  // An affine form combined with a constant by the last operator: kAffineOp.
+  std::optional<Op> final_op;
+  for (std::size_t pc = 0; pc < code_.size(); ++pc) {
+    const Op& op = code_[pc];
     switch (op.code) {
       case OpCode::kConst: {
         Affine a;
@@ -633,6 +645,9 @@ Expr Expr::bind_mask(const std::int64_t* env, const std::vector<bool>& known) co
         ExprEvalError::Kind error{};
         if (a.constant() && b.constant() && checked_binary(op.code, a.c, b.c, out, error)) {
           a.c = out;
+        } else if (pc + 1 == code_.size() && stack.size() == 1 && a.ok && b.constant() &&
+                   !((op.code == OpCode::kFloorDiv || op.code == OpCode::kMod) && b.c == 0)) {
+          final_op = Op{op.code, b.c};  // `a` stays on the stack as the affine part
         } else {
           a = Affine{false};  // includes errors: the interpreter reports them when evaluated
         }
@@ -646,12 +661,24 @@ Expr Expr::bind_mask(const std::int64_t* env, const std::vector<bool>& known) co
   Expr out;
   out.text_ = text_;
   out.constant_ = result.c;
+  if (final_op && result.n == 0) return *this;  // unreachable: constants were folded
   if (result.n == 0) {
     out.kind_ = Kind::kConstant;
     return out;
   }
   for (std::uint8_t i = 0; i < result.n; ++i) out.slots_.push_back(result.slot[i]);
   std::sort(out.slots_.begin(), out.slots_.end());
+  if (final_op) {
+    out.kind_ = Kind::kAffineOp;
+    out.final_op_ = final_op->code;
+    out.final_operand_ = final_op->operand;
+    out.affine_terms_ = result.n;
+    for (std::uint8_t i = 0; i < result.n; ++i) {
+      out.affine_slots_[i] = result.slot[i];
+      out.affine_coefs_[i] = result.coef[i];
+    }
+    return out;
+  }
   if (result.n == 1 && result.coef[0] == 1 && result.c == 0) {
     out.kind_ = Kind::kSlot;
     out.slot_ = result.slot[0];

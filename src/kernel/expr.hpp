@@ -76,13 +76,15 @@ class Expr {
     if (kind_ == Kind::kConstant) return constant_;
     if (kind_ == Kind::kSlot) return env[slot_];
     if (kind_ == Kind::kAffine) return eval_affine(env);
+    if (kind_ == Kind::kAffineOp) return eval_affine_op(env);
     return run(env);
   }
   /// A copy specialised for one environment: slots for which `known(slot)` is true are replaced
   /// by their value in `env`, constants are folded, and an expression that becomes affine in
-  /// the remaining slots (c + sum a_i * slot_i, up to kMaxAffineTerms terms) evaluates without
-  /// interpretation. Same value as this expression for any environment that agrees with `env`
-  /// on the known slots; text() is kept for messages.
+  /// the remaining slots (c + sum a_i * slot_i, up to kMaxAffineTerms terms), or such an affine
+  /// form combined with a constant by one operator (t % 2, k // 4, k > 0, min(n, 7)), evaluates
+  /// without interpretation. Same value as this expression for any environment that agrees with
+  /// `env` on the known slots; text() is kept for messages.
   template <typename Known>
   Expr bind(const std::int64_t* env, Known known) const {
     std::vector<bool> mask(slots_.empty() ? 0 : slots_.back() + 1, false);
@@ -126,7 +128,7 @@ class Expr {
   };
 
  private:
-  enum class Kind : std::uint8_t { kConstant, kSlot, kAffine, kCode };
+  enum class Kind : std::uint8_t { kConstant, kSlot, kAffine, kAffineOp, kCode };
   static constexpr std::size_t kMaxAffineTerms = 4;
   std::int64_t run(const std::int64_t* env) const;
   std::int64_t eval_affine(const std::int64_t* env) const {
@@ -140,6 +142,8 @@ class Expr {
     }
     return value;
   }
+  /// kAffineOp: (affine form) final_op_ final_operand_.
+  std::int64_t eval_affine_op(const std::int64_t* env) const;
   Expr bind_mask(const std::int64_t* env, const std::vector<bool>& known) const;
 
   Kind kind_ = Kind::kConstant;
@@ -147,6 +151,8 @@ class Expr {
   std::uint32_t slot_ = 0;
   std::uint32_t stack_depth_ = 0;
   std::uint8_t affine_terms_ = 0;
+  OpCode final_op_ = OpCode::kAdd;
+  std::int64_t final_operand_ = 0;
   std::array<std::uint32_t, kMaxAffineTerms> affine_slots_{};
   std::array<std::int64_t, kMaxAffineTerms> affine_coefs_{};
   std::vector<Op> code_;

@@ -73,6 +73,33 @@ void InstructionStream::bind_expressions() {
       if (scalar->expr) bind(*scalar->expr);
     }
   }
+  memo_.resize(specs_.size());
+  for (std::size_t i = 0; i < specs_.size(); ++i) {
+    InstructionSpec& spec = specs_[i];
+    if (!spec.uses_loops) continue;
+    Memo& memo = memo_[i];
+    const auto add = [&memo](const Expr& expr) {
+      if (!expr.is_constant()) memo.exprs.push_back(&expr);
+    };
+    for (const OperandExpr& operand : spec.operands) {
+      for (const IndexExpr& index : operand.indices) {
+        add(index.start);
+        add(index.stop);
+        add(index.step);
+      }
+    }
+    for (const Expr* expr : {&spec.accumulate, &spec.is_transpose, &spec.reverse0, &spec.reverse1,
+                             &spec.negate, &spec.keepdims, &spec.queue, &spec.peer}) {
+      add(*expr);
+    }
+    for (const Expr& expr : spec.axes) add(expr);
+    for (const Expr& expr : spec.cores) add(expr);
+    for (const ScalarSpec* scalar :
+         {&spec.scale, &spec.bias, &spec.operand0, &spec.operand1, &spec.fill}) {
+      if (scalar->expr) add(*scalar->expr);
+    }
+    memo.enabled = true;
+  }
   control_.resize(program_.statements.size());
   for (std::size_t i = 0; i < program_.statements.size(); ++i) {
     const Statement& statement = program_.statements[i];
@@ -264,6 +291,50 @@ std::uint32_t InstructionStream::intern_dynamic_group(const InstructionSpec& spe
   return id;
 }
 
+const Instruction* InstructionStream::memo_lookup(Memo& memo, std::size_t& entry) {
+  if (memo.lookups == kMemoTrial) {
+    memo.enabled = memo.hits * 4 >= memo.lookups;  // keep when a quarter of lookups hit
+    if (!memo.enabled) {
+      memo = Memo{};
+      return nullptr;
+    }
+  }
+  ++memo.lookups;
+  const std::size_t width = memo.exprs.size();
+  signature_.resize(width);
+  std::uint64_t hash = 0x9E3779B97F4A7C15ull;
+  for (std::size_t i = 0; i < width; ++i) {
+    try {
+      signature_[i] = memo.exprs[i]->eval(env_.data());
+    } catch (const ExprEvalError&) {
+      return nullptr;
+    }
+    hash = (hash ^ static_cast<std::uint64_t>(signature_[i])) * 0xFF51AFD7ED558CCDull;
+  }
+  hash ^= hash >> 29;
+  if (memo.entries.empty()) {
+    memo.keys.assign(kMemoEntries * width, 0);
+    memo.entries.resize(kMemoEntries);
+    memo.filled.assign(kMemoEntries, 0);
+  }
+  const std::size_t home = hash % kMemoEntries;
+  for (std::size_t probe = 0; probe < kMemoProbes; ++probe) {
+    const std::size_t candidate = (home + probe) % kMemoEntries;
+    if (!memo.filled[candidate]) {
+      entry = candidate;
+      return nullptr;
+    }
+    if (std::equal(signature_.begin(), signature_.end(),
+                   memo.keys.begin() + static_cast<std::ptrdiff_t>(candidate * width))) {
+      ++memo.hits;
+      entry = candidate;
+      return &memo.entries[candidate];
+    }
+  }
+  entry = home;  // all probed entries hold other signatures: replace the home entry
+  return nullptr;
+}
+
 void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
   const Statement& statement = program_.statements[statement_index];
   const std::uint32_t spec_index = statement.instruction;
@@ -272,6 +343,16 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
     out.sequence = sequence_;
     fill_source(statement_index, out.source);
     return;
+  }
+  Memo& memo = memo_[spec_index];
+  std::size_t memo_entry = kMemoEntries;
+  if (memo.enabled) {
+    if (const Instruction* built = memo_lookup(memo, memo_entry)) {
+      out = *built;
+      out.sequence = sequence_;
+      fill_source(statement_index, out.source);
+      return;
+    }
   }
   const InstructionSpec& spec = specs_[spec_index];
   out = Instruction{};
@@ -402,6 +483,11 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
   if (!spec.uses_loops) {
     cache_[spec_index] = out;
     cached_[spec_index] = 1;
+  } else if (memo.enabled && memo_entry < kMemoEntries) {
+    memo.entries[memo_entry] = out;
+    memo.filled[memo_entry] = 1;
+    std::copy(signature_.begin(), signature_.end(),
+              memo.keys.begin() + static_cast<std::ptrdiff_t>(memo_entry * memo.exprs.size()));
   }
 }
 

@@ -20,6 +20,8 @@ class InstructionStream {
   /// The stream of core `pid` (0 <= pid < kernel.cores). `kernel` must outlive the stream.
   /// Throws InputError when a per-core param cannot be evaluated.
   InstructionStream(const PreparedKernel& kernel, std::uint32_t pid);
+  InstructionStream(const InstructionStream&) = delete;  // holds pointers into its own specs_
+  InstructionStream& operator=(const InstructionStream&) = delete;
 
   /// Writes the next dynamic instruction into `out` and returns true, or returns false at the
   /// end of the program. Throws InputError (located: statement, loop values) for a bad index,
@@ -88,6 +90,32 @@ class InstructionStream {
   /// variable (reused with new sequence number and loop values).
   std::vector<Instruction> cache_;
   std::vector<std::uint8_t> cached_;
+
+  /// Memo of built instructions of loop-dependent specs. A built Instruction is a function of
+  /// its spec and the values of the spec's non-constant (bound) expressions, its "signature":
+  /// when a signature recurs (acc[n % 8], s[k % 2], accumulate=k > 0 ...), the instruction is
+  /// copied instead of resolved and validated again. Per spec: kMemoEntries entries, open
+  /// addressing by signature hash, allocated on the spec's first build; a spec whose signatures
+  /// rarely recur (x[t] over a long loop) stops being memoised after kMemoTrial lookups.
+  /// Memory: bounded by the number of specs, independent of the kernel's length.
+  static constexpr std::size_t kMemoEntries = 32;
+  static constexpr std::size_t kMemoProbes = 4;
+  static constexpr std::uint32_t kMemoTrial = 256;
+  struct Memo {
+    std::vector<const Expr*> exprs;    ///< the signature's expressions, in a fixed order
+    std::vector<std::int64_t> keys;    ///< kMemoEntries x exprs.size() signatures
+    std::vector<Instruction> entries;  ///< kMemoEntries built instructions
+    std::vector<std::uint8_t> filled;  ///< per entry
+    std::uint32_t lookups = 0;
+    std::uint32_t hits = 0;
+    bool enabled = false;
+  };
+  /// Returns the memo entry for the current signature of `memo` (written to signature_), or
+  /// nullptr when the spec is not memoised or a signature expression fails to evaluate (the
+  /// full build then reports the error with its location).
+  const Instruction* memo_lookup(Memo& memo, std::size_t& entry);
+  std::vector<Memo> memo_;
+  std::vector<std::int64_t> signature_;  ///< scratch
   std::vector<std::vector<std::uint32_t>> dynamic_groups_;
   std::map<std::vector<std::uint32_t>, std::uint32_t> dynamic_group_ids_;
 };
