@@ -133,7 +133,7 @@ void NeuronCore::dispatcher_method() {
   for (;;) {
     if (!staged_) {
       try {
-        if (!source_->next(staging_)) {
+        if (!source_->next(staging_->instruction)) {
           dispatch_done_ = true;
           for (auto& queue : queues_) queue->pushed.notify();
           return;  // no next_trigger(): never runs again
@@ -165,7 +165,8 @@ void NeuronCore::dispatcher_method() {
       continue;
     }
 
-    const std::size_t unit = sequencer_of(staging_);
+    const Instruction& staged = staging_->instruction;
+    const std::size_t unit = sequencer_of(staged);
     EngineQueue& queue = *queues_[unit];
     if (queue.full()) {
       sc_core::next_trigger(queue.popped);
@@ -174,16 +175,16 @@ void NeuronCore::dispatcher_method() {
 
     retire_until(now);
     dependency_scratch_.clear();
-    tracker_.add(id, {staging_.reads.data(), staging_.num_reads},
-                 {staging_.writes.data(), staging_.num_writes}, dependency_scratch_,
-                 in_order_stream(staging_, unit));
+    tracker_.add(id, {staged.reads.data(), staged.num_reads},
+                 {staged.writes.data(), staged.num_writes}, dependency_scratch_,
+                 in_order_stream(staged, unit));
     // core_barrier is a fence: it waits for every earlier instruction of the core (DMAs and
     // collectives included, so their writes are visible to the other cores after it), and every
     // later instruction waits for it.
     if (fence_id_ != kNoId && slot(fence_id_).id == fence_id_) {
       dependency_scratch_.push_back({fence_id_, deps::DependencyKind::kReadAfterWrite});
     }
-    if (staging_.opcode == Opcode::kCoreBarrier) {
+    if (staged.opcode == Opcode::kCoreBarrier) {
       dependency_scratch_.clear();
       const std::uint64_t ring = in_flight_.size();
       for (std::uint64_t earlier = id > ring ? id - ring : 0; earlier < id; ++earlier) {
@@ -193,8 +194,7 @@ void NeuronCore::dispatcher_method() {
       }
       fence_id_ = id;
     }
-    Queued& item = queue.back_slot();
-    item.instruction = staging_;
+    Queued& item = *staging_;
     item.id = id;
     item.pushed_at = now;
     item.dependency_count = 0;
@@ -208,8 +208,8 @@ void NeuronCore::dispatcher_method() {
     }
     record.id = id;
     record.scheduled = false;
-    record.engine = staging_.engine;
-    queue.push_back();
+    record.engine = staged.engine;
+    queue.push_back(staging_);
     queue.pushed.notify();
     staged_ = false;
   }
@@ -309,20 +309,20 @@ void NeuronCore::dma_dispatch_thread() {
     recheck.swap(dma_recheck_);
     for (const std::uint32_t index : recheck) {
       PendingDma& pending = dma_pending_[index];
-      if (const std::optional<std::uint64_t> producer = unscheduled_producer(pending.item)) {
+      if (const std::optional<std::uint64_t> producer = unscheduled_producer(*pending.item)) {
         dma_blocked_[*producer].push_back(index);
         continue;
       }
       sc_time ready;
       Engine last_engine = Engine::kSync;
       std::uint64_t last_id = 0;
-      dependencies_known(pending.item, Engine::kDma, ready, last_engine, last_id);
+      dependencies_known(*pending.item, Engine::kDma, ready, last_engine, last_id);
       if (ready > pending.issued) {
         dma_stats.wait_ns_by_producer[static_cast<std::size_t>(last_engine)] +=
             to_ns(ready - pending.issued);
       }
       ready = std::max(ready, pending.issued);
-      dma_ready_.emplace(std::make_pair(ready, pending.item.id), index);
+      dma_ready_.emplace(std::make_pair(ready, pending.item->id), index);
     }
     recheck.clear();
     const sc_time now = sc_core::sc_time_stamp();
@@ -338,17 +338,17 @@ void NeuronCore::dma_dispatch_thread() {
     const std::uint32_t index = first->second;
     dma_ready_.erase(first);
     const PendingDma& dma = dma_pending_[index];
-    const Instruction& instruction = dma.item.instruction;
+    const Instruction& instruction = dma.item->instruction;
     // The record is finished by dma_complete()/collective_complete(), possibly from inside
     // submit().
     if (instruction.engine == Engine::kDma) {
-      dma_.submit(pid_, dma.item.id, instruction, *this);
+      dma_.submit(pid_, dma.item->id, instruction, *this);
     } else if (collectives_ != nullptr) {
       std::span<const std::uint32_t> group;
       if (instruction.core_group != kernel::kAllCores) {
         group = source_->core_group(instruction.core_group);
       }
-      collectives_->submit(pid_, dma.item.id, instruction, group, *this);
+      collectives_->submit(pid_, dma.item->id, instruction, group, *this);
     } else {
       error_ = std::make_exception_ptr(InputError(
           source_->location(instruction),
@@ -661,7 +661,7 @@ void NeuronCore::sequencer_thread(std::size_t unit) {
         index = dma_free_slots_.back();
         dma_free_slots_.pop_back();
       }
-      dma_pending_[index].item = item;
+      queue.swap_front(dma_pending_[index].item);  // `item` now lives in the pending slot
       dma_pending_[index].issued = end;
       dma_recheck_.push_back(index);
       dma_work_.notify();

@@ -113,21 +113,27 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
 
   /// Bounded FIFO of one sequencer, a ring of entries allocated on first use and then reused
   /// (no allocation per instruction; a queue that never fills never holds `depth` entries).
-  /// Entries do not move: the sequencer works on front() in place while the dispatcher fills
-  /// back_slot().
+  /// Entries are handed over by swapping owners, never copied: the dispatcher swaps its staged
+  /// entry in at the back; the sequencer works on front() in place and may swap it out (a
+  /// triggered DMA moves to the DMA dispatcher) before pop_front().
   class EngineQueue {
    public:
     explicit EngineQueue(std::size_t depth) : entries_(depth) {}
     bool full() const { return size_ == entries_.size(); }
     bool empty() const { return size_ == 0; }
     Queued& front() { return *entries_[head_]; }
-    /// The entry the next push_back() publishes; fill it first.
-    Queued& back_slot() {
-      std::unique_ptr<Queued>& entry = entries_[(head_ + size_) % entries_.size()];
+    /// Exchanges the front entry with `entry` (which must hold one): the caller keeps the front
+    /// instruction, the ring gets a spare entry.
+    void swap_front(std::unique_ptr<Queued>& entry) { entries_[head_].swap(entry); }
+    /// Publishes `entry` at the back and hands back the ring's spare entry in its place (a
+    /// consumed one, or a new one on first use): the dispatcher stages the next instruction in
+    /// it, so instructions are never copied on the way to their sequencer.
+    void push_back(std::unique_ptr<Queued>& entry) {
+      std::unique_ptr<Queued>& back = entries_[(head_ + size_) % entries_.size()];
+      back.swap(entry);
       if (!entry) entry = std::make_unique<Queued>();
-      return *entry;
+      ++size_;
     }
-    void push_back() { ++size_; }
     void pop_front() {
       head_ = (head_ + 1) % entries_.size();
       --size_;
@@ -143,7 +149,7 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
 
   /// A triggered DMA or collective whose dependencies are not all visible yet.
   struct PendingDma {
-    Queued item;
+    std::unique_ptr<Queued> item = std::make_unique<Queued>();
     sc_core::sc_time issued;  ///< when the trigger engine issued it
   };
 
@@ -189,7 +195,9 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
 
   deps::DependencyTracker tracker_;
   std::vector<deps::Dependency> dependency_scratch_;
-  kernel::Instruction staging_;  ///< the dispatcher's next instruction (when staged_)
+  /// The dispatcher's next instruction (when staged_), filled in place and swapped into its
+  /// engine's queue.
+  std::unique_ptr<Queued> staging_ = std::make_unique<Queued>();
   bool staged_ = false;
   std::uint64_t staged_id_ = 0;
   std::vector<InFlight> in_flight_;
