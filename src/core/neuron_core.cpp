@@ -113,7 +113,7 @@ NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& param
   sc_core::sc_spawn_options method;
   method.spawn_method();
   sc_core::sc_spawn(sc_bind(&NeuronCore::dispatcher_method, this), "dispatcher", &method);
-  sc_core::sc_spawn(sc_bind(&NeuronCore::dma_dispatch_thread, this), "dma_dispatcher");
+  sc_core::sc_spawn(sc_bind(&NeuronCore::dma_dispatch_method, this), "dma_dispatcher", &method);
   for (std::size_t unit = 0; unit < kSequencers; ++unit) {
     sc_core::sc_spawn(sc_bind(&NeuronCore::sequencer_thread, this, unit),
                       sc_core::sc_gen_unique_name("sequencer"));
@@ -302,9 +302,9 @@ sc_time NeuronCore::dependencies_ready(const Queued& item, Engine consumer, Engi
   return ready;
 }
 
-void NeuronCore::dma_dispatch_thread() {
+void NeuronCore::dma_dispatch_method() {
   EngineStats& dma_stats = stats_.engines[static_cast<std::size_t>(Engine::kDma)];
-  std::vector<std::uint32_t> recheck;
+  std::vector<std::uint32_t>& recheck = dma_recheck_scratch_;
   for (;;) {
     recheck.swap(dma_recheck_);
     for (const std::uint32_t index : recheck) {
@@ -322,21 +322,21 @@ void NeuronCore::dma_dispatch_thread() {
             to_ns(ready - pending.issued);
       }
       ready = std::max(ready, pending.issued);
-      dma_ready_.emplace(std::make_pair(ready, pending.item->id), index);
+      dma_ready_.push({ready, pending.item->id, index});
     }
     recheck.clear();
     const sc_time now = sc_core::sc_time_stamp();
     if (dma_ready_.empty()) {
-      sc_core::wait(dma_work_);
-      continue;
+      sc_core::next_trigger(dma_work_);
+      return;
     }
-    auto first = dma_ready_.begin();
-    if (first->first.first > now) {
-      sc_core::wait(first->first.first - now, dma_work_);
-      continue;
+    const ReadyDma first = dma_ready_.top();
+    if (first.ready > now) {
+      sc_core::next_trigger(first.ready - now, dma_work_);
+      return;
     }
-    const std::uint32_t index = first->second;
-    dma_ready_.erase(first);
+    const std::uint32_t index = first.slot;
+    dma_ready_.pop();
     const PendingDma& dma = dma_pending_[index];
     const Instruction& instruction = dma.item->instruction;
     // The record is finished by dma_complete()/collective_complete(), possibly from inside
@@ -447,7 +447,7 @@ void NeuronCore::sequencer_thread(std::size_t unit) {
     Engine waited_on = Engine::kSync;
     std::uint64_t waited_on_id = 0;
     // A DMA trigger does not wait for the DMA's data: the DMA waits for its own dependencies
-    // (dma_dispatch_thread) while the trigger engine goes on with its next instruction.
+    // (dma_dispatch_method) while the trigger engine goes on with its next instruction.
     const bool is_dma =
         instruction.engine == Engine::kDma || instruction.engine == Engine::kCollective;
     const sc_time deps_ready =

@@ -157,8 +157,9 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   /// queue is full or its in-flight slot is still occupied), then re-triggers itself on what it
   /// waits for. A method, not a thread: no context switch per dispatched instruction.
   void dispatcher_method();
-  /// Starts triggered DMAs and collectives once their dependencies are visible, earliest first.
-  void dma_dispatch_thread();
+  /// SC_METHOD: starts triggered DMAs and collectives once their dependencies are visible,
+  /// earliest first; re-triggers itself on the next ready time or new work.
+  void dma_dispatch_method();
   /// The tracker's in-order stream of an instruction on sequencer `unit`
   /// (deps::DependencyTracker, "In-order streams").
   std::uint32_t in_order_stream(const kernel::Instruction& instruction, std::size_t unit) const;
@@ -229,11 +230,20 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   std::vector<std::uint32_t> dma_free_slots_;
   /// Slots to look at again: just triggered, or a producer they waited for got its times.
   std::vector<std::uint32_t> dma_recheck_;
+  std::vector<std::uint32_t> dma_recheck_scratch_;  ///< dma_dispatch_method's working copy
   /// Slots waiting for the times of one producer (by producer id): looked at only when that
   /// producer is scheduled, so a wake costs O(DMAs it unblocks), not O(DMAs waiting).
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> dma_blocked_;
   /// Ready slots by (time their dependencies are visible, id): started in this order.
-  std::map<std::pair<sc_core::sc_time, std::uint64_t>, std::uint32_t> dma_ready_;
+  struct ReadyDma {
+    sc_core::sc_time ready;
+    std::uint64_t id = 0;
+    std::uint32_t slot = 0;
+    bool operator>(const ReadyDma& other) const {
+      return ready != other.ready ? ready > other.ready : id > other.id;
+    }
+  };
+  std::priority_queue<ReadyDma, std::vector<ReadyDma>, std::greater<>> dma_ready_;
   sc_core::sc_event dma_work_;  ///< a DMA was triggered or a producer it waits for scheduled
   sc_core::sc_time dma_busy_until_;
   sc_core::sc_time collective_busy_until_;  ///< end of the union of DMA data-movement intervals

@@ -76,13 +76,6 @@ std::uint64_t SideMap::address(std::uint64_t k) const {
   return fabric_prefix + static_cast<std::uint64_t>(std::max<std::int64_t>(offset, 0));
 }
 
-std::uint64_t TransferPlan::first_row(std::uint32_t engine) const {
-  return std::min<std::uint64_t>(rows, std::uint64_t{engine} * rows_per_engine);
-}
-std::uint64_t TransferPlan::end_row(std::uint32_t engine) const {
-  return std::min<std::uint64_t>(rows, (std::uint64_t{engine} + 1) * rows_per_engine);
-}
-
 TransferPlan plan_transfer(const kernel::Instruction& instruction, const config::Params& params,
                            std::uint64_t src_prefix, std::uint64_t dst_prefix) {
   const AccessPattern& src = instruction.src();

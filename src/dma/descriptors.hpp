@@ -6,6 +6,7 @@
 // transpose block order (a transpose reads its source as one stream, writes by destination).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -55,8 +56,12 @@ struct TransferPlan {
   double efficiency = 1.0;                ///< engine throughput relative to a plain copy
 
   /// Rows [first, end) of `engine` (empty when the engine owns none).
-  std::uint64_t first_row(std::uint32_t engine) const;
-  std::uint64_t end_row(std::uint32_t engine) const;
+  std::uint64_t first_row(std::uint32_t engine) const {
+    return std::min<std::uint64_t>(rows, std::uint64_t{engine} * rows_per_engine);
+  }
+  std::uint64_t end_row(std::uint32_t engine) const {
+    return std::min<std::uint64_t>(rows, (std::uint64_t{engine} + 1) * rows_per_engine);
+  }
   std::uint64_t descriptors_of(std::uint32_t engine) const {
     return outer * (end_row(engine) - first_row(engine)) * descriptors_per_block;
   }
