@@ -74,31 +74,53 @@ void InstructionStream::bind_expressions() {
     }
   }
   memo_.resize(specs_.size());
+  using Kind = SignatureRole::Kind;
   for (std::size_t i = 0; i < specs_.size(); ++i) {
     InstructionSpec& spec = specs_[i];
     if (!spec.uses_loops) continue;
     Memo& memo = memo_[i];
-    const auto add = [&memo](const Expr& expr) {
-      if (!expr.is_constant()) memo.exprs.push_back(&expr);
+    const auto add = [&memo](const Expr& expr, SignatureRole role = {}) {
+      if (expr.is_constant()) return;
+      memo.exprs.push_back(&expr);
+      memo.roles.push_back(role);
+      memo.shiftable = memo.shiftable || role.kind != Kind::kFixed;
     };
-    for (const OperandExpr& operand : spec.operands) {
-      for (const IndexExpr& index : operand.indices) {
-        add(index.start);
-        add(index.stop);
+    for (std::size_t slot = 0; slot < kSlotCount; ++slot) {
+      const OperandExpr& operand = spec.operands[slot];
+      const bool hbm =
+          operand.present() && program_.tensors[operand.tensor].memory == MemoryKind::kHbm;
+      for (std::size_t d = 0; d < operand.indices.size(); ++d) {
+        const IndexExpr& index = operand.indices[d];
+        const auto at = [&](Kind kind) {
+          return SignatureRole{kind, static_cast<std::uint8_t>(slot), static_cast<std::uint8_t>(d)};
+        };
+        const bool window = hbm && index.is_slice && index.has_start && index.has_stop &&
+                            !index.start.is_constant() && !index.stop.is_constant() &&
+                            index.step.is_constant();
+        if (hbm && !index.is_slice) {
+          add(index.start, at(Kind::kHbmIndex));
+        } else if (window) {
+          add(index.start, at(Kind::kHbmSliceStart));
+          add(index.stop, at(Kind::kHbmSliceStop));
+        } else {
+          add(index.start);
+          add(index.stop);
+        }
         add(index.step);
       }
     }
     for (const Expr* expr : {&spec.accumulate, &spec.is_transpose, &spec.reverse0, &spec.reverse1,
-                             &spec.negate, &spec.keepdims, &spec.queue, &spec.peer}) {
+                             &spec.negate, &spec.keepdims, &spec.peer}) {
       add(*expr);
     }
+    add(spec.queue, SignatureRole{Kind::kQueue, 0, 0});
     for (const Expr& expr : spec.axes) add(expr);
     for (const Expr& expr : spec.cores) add(expr);
     for (const ScalarSpec* scalar :
          {&spec.scale, &spec.bias, &spec.operand0, &spec.operand1, &spec.fill}) {
       if (scalar->expr) add(*scalar->expr);
     }
-    memo.enabled = true;
+    memo.caching = true;
   }
   control_.resize(program_.statements.size());
   for (std::size_t i = 0; i < program_.statements.size(); ++i) {
@@ -291,25 +313,33 @@ std::uint32_t InstructionStream::intern_dynamic_group(const InstructionSpec& spe
   return id;
 }
 
-const Instruction* InstructionStream::memo_lookup(Memo& memo, std::size_t& entry) {
-  if (memo.lookups == kMemoTrial) {
-    memo.enabled = memo.hits * 4 >= memo.lookups;  // keep when a quarter of lookups hit
-    if (!memo.enabled) {
-      memo = Memo{};
-      return nullptr;
-    }
-  }
-  ++memo.lookups;
+bool InstructionStream::evaluate_signature(const Memo& memo) {
   const std::size_t width = memo.exprs.size();
   signature_.resize(width);
-  std::uint64_t hash = 0x9E3779B97F4A7C15ull;
   for (std::size_t i = 0; i < width; ++i) {
     try {
       signature_[i] = memo.exprs[i]->eval(env_.data());
     } catch (const ExprEvalError&) {
-      return nullptr;
+      return false;
     }
-    hash = (hash ^ static_cast<std::uint64_t>(signature_[i])) * 0xFF51AFD7ED558CCDull;
+  }
+  return true;
+}
+
+const Instruction* InstructionStream::memo_lookup(Memo& memo, std::size_t& entry) {
+  entry = kMemoEntries;
+  if (memo.lookups == kMemoTrial && memo.hits * 4 < memo.lookups) {
+    memo.caching = false;  // fewer than a quarter of lookups hit
+    memo.keys = {};
+    memo.entries = {};
+    memo.filled = {};
+    return nullptr;
+  }
+  ++memo.lookups;
+  const std::size_t width = memo.exprs.size();
+  std::uint64_t hash = 0x9E3779B97F4A7C15ull;
+  for (const std::int64_t value : signature_) {
+    hash = (hash ^ static_cast<std::uint64_t>(value)) * 0xFF51AFD7ED558CCDull;
   }
   hash ^= hash >> 29;
   if (memo.entries.empty()) {
@@ -335,6 +365,73 @@ const Instruction* InstructionStream::memo_lookup(Memo& memo, std::size_t& entry
   return nullptr;
 }
 
+bool InstructionStream::shift_from_base(const Memo& memo, Instruction& out) const {
+  using Kind = SignatureRole::Kind;
+  std::array<std::int64_t, kSlotCount> element_delta{};
+  std::int64_t queue = 0;
+  bool queue_changed = false;
+  const std::size_t width = signature_.size();
+  for (std::size_t i = 0; i < width; ++i) {
+    const std::int64_t now = signature_[i];
+    const std::int64_t was = memo.base_signature[i];
+    if (now == was) continue;
+    const SignatureRole& role = memo.roles[i];
+    if (role.kind == Kind::kFixed || role.kind == Kind::kHbmSliceStop) return false;
+    if (role.kind == Kind::kQueue) {
+      queue = now;
+      queue_changed = true;
+      continue;
+    }
+    const std::uint32_t tensor = memo.base.operands[role.slot].tensor;
+    const TensorLayout& layout = kernel_.layouts[tensor];
+    const auto size = static_cast<std::int64_t>(layout.shape[role.dim]);
+    if (role.kind == Kind::kHbmIndex) {
+      if (now < 0 || now >= size) return false;
+    } else {  // a window: its stop is the next expression and must move by the same amount
+      const std::int64_t stop_now = signature_[i + 1];
+      const std::int64_t stop_was = memo.base_signature[i + 1];
+      if (stop_now - stop_was != now - was || now < 0 || stop_now > size) return false;
+      ++i;
+    }
+    element_delta[role.slot] += (now - was) * layout.strides[role.dim];
+  }
+  if (queue_changed &&
+      (queue < 0 || queue >= static_cast<std::int64_t>(kernel_.target.dma_queues))) {
+    return false;
+  }
+  out = memo.base;
+  for (std::size_t slot = 0; slot < kSlotCount; ++slot) {
+    if (element_delta[slot] == 0) continue;
+    AccessPattern& pattern = out.operands[slot];
+    pattern.offset += static_cast<std::uint64_t>(
+        element_delta[slot] * static_cast<std::int64_t>(dtype_bytes(pattern.dtype)));
+  }
+  if (queue_changed) out.dma_queue = static_cast<std::uint8_t>(queue);
+  derive_regions(out);
+  return true;
+}
+
+void InstructionStream::derive_regions(Instruction& out) {
+  const bool accumulating = is_matmul(out.opcode) && out.accumulate;
+  out.num_reads = 0;
+  out.num_writes = 0;
+  for (std::size_t slot = 0; slot < kSlotCount; ++slot) {
+    const AccessPattern& pattern = out.operands[slot];
+    if (!pattern.used()) continue;
+    const bool written = slot == static_cast<std::size_t>(Slot::kDst) ||
+                         slot == static_cast<std::size_t>(Slot::kReduceDst);
+    const Region region = pattern.region();
+    if (written) {
+      out.writes[out.num_writes++] = region;
+      if (accumulating && slot == static_cast<std::size_t>(Slot::kDst)) {
+        out.reads[out.num_reads++] = region;  // read-accumulate-write
+      }
+    } else {
+      out.reads[out.num_reads++] = region;
+    }
+  }
+}
+
 void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
   const Statement& statement = program_.statements[statement_index];
   const std::uint32_t spec_index = statement.instruction;
@@ -346,9 +443,11 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
   }
   Memo& memo = memo_[spec_index];
   std::size_t memo_entry = kMemoEntries;
-  if (memo.enabled) {
-    if (const Instruction* built = memo_lookup(memo, memo_entry)) {
-      out = *built;
+  const bool have_signature = reuse_ && specs_[spec_index].uses_loops && evaluate_signature(memo);
+  if (have_signature) {
+    const Instruction* reused = memo.caching ? memo_lookup(memo, memo_entry) : nullptr;
+    if (reused != nullptr) out = *reused;
+    if (reused != nullptr || (memo.has_base && shift_from_base(memo, out))) {
       out.sequence = sequence_;
       fill_source(statement_index, out.source);
       return;
@@ -457,37 +556,34 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
     out.elements_per_partition = n;
     out.flops = 2 * k * m * n;
   }
-  const bool accumulating = is_matmul(spec.opcode) && out.accumulate;
   for (std::size_t slot = 0; slot < kSlotCount; ++slot) {
     const AccessPattern& pattern = out.operands[slot];
     if (!pattern.used()) continue;
     const bool written = slot == static_cast<std::size_t>(Slot::kDst) ||
                          slot == static_cast<std::size_t>(Slot::kReduceDst);
-    const Region region = pattern.region();
     const std::uint64_t bytes = pattern.bytes();
-    if (written) {
-      out.writes[out.num_writes++] = region;
-      out.bytes_written += bytes;
-      if (accumulating && slot == static_cast<std::size_t>(Slot::kDst)) {
-        out.reads[out.num_reads++] = region;  // read-accumulate-write
-      }
-    } else {
-      out.reads[out.num_reads++] = region;
-      out.bytes_read += bytes;
-    }
+    (written ? out.bytes_written : out.bytes_read) += bytes;
     if (pattern.memory == MemoryKind::kHbm) out.hbm_bytes += bytes;
   }
+  derive_regions(out);
 
   validate_instruction(
       kernel_, out, spec.all_cores ? std::span<const std::uint32_t>{} : core_group(out.core_group));
   if (!spec.uses_loops) {
     cache_[spec_index] = out;
     cached_[spec_index] = 1;
-  } else if (memo.enabled && memo_entry < kMemoEntries) {
-    memo.entries[memo_entry] = out;
-    memo.filled[memo_entry] = 1;
-    std::copy(signature_.begin(), signature_.end(),
-              memo.keys.begin() + static_cast<std::ptrdiff_t>(memo_entry * memo.exprs.size()));
+  } else if (have_signature) {
+    if (memo.caching && memo_entry < kMemoEntries) {
+      memo.entries[memo_entry] = out;
+      memo.filled[memo_entry] = 1;
+      std::copy(signature_.begin(), signature_.end(),
+                memo.keys.begin() + static_cast<std::ptrdiff_t>(memo_entry * memo.exprs.size()));
+    }
+    if (memo.shiftable) {
+      memo.base = out;
+      memo.base_signature = signature_;
+      memo.has_base = true;
+    }
   }
 }
 

@@ -91,31 +91,69 @@ class InstructionStream {
   std::vector<Instruction> cache_;
   std::vector<std::uint8_t> cached_;
 
-  /// Memo of built instructions of loop-dependent specs. A built Instruction is a function of
-  /// its spec and the values of the spec's non-constant (bound) expressions, its "signature":
-  /// when a signature recurs (acc[n % 8], s[k % 2], accumulate=k > 0 ...), the instruction is
-  /// copied instead of resolved and validated again. Per spec: kMemoEntries entries, open
-  /// addressing by signature hash, allocated on the spec's first build; a spec whose signatures
-  /// rarely recur (x[t] over a long loop) stops being memoised after kMemoTrial lookups.
-  /// Memory: bounded by the number of specs, independent of the kernel's length.
+  /// Reuse of built instructions of loop-dependent specs. A built Instruction is a function of
+  /// its spec and the values of the spec's non-constant (bound) expressions, its "signature".
+  /// - Memo: when a signature recurs (acc[n % 8], s[k % 2], accumulate=k > 0), the instruction is
+  ///   copied instead of resolved and validated again. kMemoEntries entries per spec, open
+  ///   addressing by signature hash, allocated on first use; a spec whose signatures rarely recur
+  ///   (x[t] over a long loop) stops being memoised after kMemoTrial lookups.
+  /// - Shift: when the signature differs from the last fully built one (the base) only in
+  ///   integer indices and same-length slice windows of HBM operands (x[t], w[:, k*128:(k+1)*128])
+  ///   and in the DMA queue, the instruction is the base with those operands' addresses moved:
+  ///   validation does not depend on HBM addresses, only bounds, which are checked. Anything
+  ///   else (on-chip operands, shapes, other attributes) changed: full build.
+  /// Both give exactly the instruction a full build gives (tests/kernel: every example kernel's
+  /// stream is compared with reuse off). Memory: bounded by the number of specs.
   static constexpr std::size_t kMemoEntries = 32;
   static constexpr std::size_t kMemoProbes = 4;
   static constexpr std::uint32_t kMemoTrial = 256;
+  /// What a signature expression is, for the shift path.
+  struct SignatureRole {
+    enum class Kind : std::uint8_t {
+      kFixed,          ///< must equal the base's value
+      kQueue,          ///< dma queue
+      kHbmIndex,       ///< integer index of an HBM operand
+      kHbmSliceStart,  ///< start of an HBM slice whose stop follows as kHbmSliceStop
+      kHbmSliceStop,
+    };
+    Kind kind = Kind::kFixed;
+    std::uint8_t slot = 0;
+    std::uint8_t dim = 0;
+  };
   struct Memo {
     std::vector<const Expr*> exprs;    ///< the signature's expressions, in a fixed order
+    std::vector<SignatureRole> roles;  ///< by expression
     std::vector<std::int64_t> keys;    ///< kMemoEntries x exprs.size() signatures
     std::vector<Instruction> entries;  ///< kMemoEntries built instructions
     std::vector<std::uint8_t> filled;  ///< per entry
     std::uint32_t lookups = 0;
     std::uint32_t hits = 0;
-    bool enabled = false;
+    bool caching = false;    ///< the memo is in use
+    bool shiftable = false;  ///< some role is not kFixed
+    bool has_base = false;
+    Instruction base;  ///< the last fully built instruction (when shiftable)
+    std::vector<std::int64_t> base_signature;
   };
-  /// Returns the memo entry for the current signature of `memo` (written to signature_), or
-  /// nullptr when the spec is not memoised or a signature expression fails to evaluate (the
+  /// Evaluates the signature of `memo` into signature_; false when an expression fails (the
   /// full build then reports the error with its location).
+  bool evaluate_signature(const Memo& memo);
+  /// The memo entry for signature_, or nullptr (then `entry` is where to store the built one,
+  /// or kMemoEntries when the spec is no longer memoised).
   const Instruction* memo_lookup(Memo& memo, std::size_t& entry);
+  /// The shift path: writes the instruction for signature_ into `out` and returns true, or
+  /// returns false when it does not apply.
+  bool shift_from_base(const Memo& memo, Instruction& out) const;
   std::vector<Memo> memo_;
   std::vector<std::int64_t> signature_;  ///< scratch
+  bool reuse_ = true;
+
+ public:
+  /// Turns the memo and shift paths off (tests compare against full builds; benchmarks).
+  void set_reuse(bool enabled) { reuse_ = enabled; }
+
+ private:
+  /// Rebuilds `out`'s dependency regions (reads, writes) from its operands.
+  static void derive_regions(Instruction& out);
   std::vector<std::vector<std::uint32_t>> dynamic_groups_;
   std::map<std::vector<std::uint32_t>, std::uint32_t> dynamic_group_ids_;
 };

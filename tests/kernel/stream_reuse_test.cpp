@@ -1,0 +1,174 @@
+// The stream's reuse paths (memo of recurring signatures, address shift of HBM operands) must
+// yield exactly the instructions a full build yields, and the same errors at the same places.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace trnsim::kernel {
+namespace {
+using namespace testing;
+
+/// Every field of an instruction that a consumer reads, as one comparable vector.
+std::vector<double> fields(const Instruction& in) {
+  std::vector<double> out;
+  const auto add = [&out](auto value) { out.push_back(static_cast<double>(value)); };
+  add(static_cast<int>(in.opcode));
+  add(static_cast<int>(in.engine));
+  add(in.pid);
+  add(in.sequence);
+  add(in.source.statement);
+  add(in.source.depth);
+  for (std::uint8_t d = 0; d < in.source.depth; ++d) add(in.source.loop_values[d]);
+  for (const AccessPattern& p : in.operands) {
+    add(p.tensor);
+    if (!p.used()) continue;
+    add(static_cast<int>(p.memory));
+    add(static_cast<int>(p.dtype));
+    add(p.rank);
+    add(p.partition_axis);
+    add(p.space);
+    add(p.partition_start);
+    add(p.partitions);
+    add(p.offset);
+    for (std::uint8_t d = 0; d < p.rank; ++d) {
+      add(p.sizes[d]);
+      add(p.strides[d]);
+    }
+  }
+  const auto add_region = [&](const Region& r) {
+    add(static_cast<int>(r.memory));
+    add(r.space);
+    add(r.partition_begin);
+    add(r.partition_end);
+    add(r.byte_begin);
+    add(r.run_bytes);
+    add(r.stride_bytes);
+    add(r.count);
+  };
+  add(in.num_reads);
+  add(in.num_writes);
+  for (std::uint8_t i = 0; i < in.num_reads; ++i) add_region(in.reads[i]);
+  for (std::uint8_t i = 0; i < in.num_writes; ++i) add_region(in.writes[i]);
+  add(in.elements_per_partition);
+  add(in.partitions);
+  add(in.flops);
+  add(in.bytes_read);
+  add(in.bytes_written);
+  add(in.hbm_bytes);
+  for (auto e :
+       {static_cast<int>(in.alu), static_cast<int>(in.op0), static_cast<int>(in.op1),
+        static_cast<int>(in.func), static_cast<int>(in.cmp), static_cast<int>(in.scale_kind),
+        static_cast<int>(in.bias_kind), static_cast<int>(in.operand0_kind),
+        static_cast<int>(in.operand1_kind), static_cast<int>(in.dma_trigger),
+        static_cast<int>(in.dge), static_cast<int>(in.algorithm)}) {
+    add(e);
+  }
+  for (bool b : {in.accumulate, in.double_row, in.is_transpose, in.reverse0, in.reverse1, in.negate,
+                 in.keepdims}) {
+    add(b);
+  }
+  add(in.reduce_axes);
+  add(in.dma_queue);
+  add(in.scale_value);
+  add(in.bias_value);
+  add(in.operand0_value);
+  add(in.operand1_value);
+  add(in.fill_value);
+  add(in.core_group);
+  add(in.peer);
+  return out;
+}
+
+/// Walks core `pid` with and without reuse in lockstep (at most `limit` instructions) and
+/// expects identical instructions and the same error, if any. Returns the instructions compared.
+std::uint64_t expect_same_stream(const PreparedKernel& kernel, std::uint32_t pid,
+                                 std::uint64_t limit, const std::string& what) {
+  InstructionStream reused(kernel, pid);
+  InstructionStream built(kernel, pid);
+  built.set_reuse(false);
+  Instruction a;
+  Instruction b;
+  std::uint64_t n = 0;
+  for (; n < limit; ++n) {
+    std::optional<bool> more_a;
+    std::optional<bool> more_b;
+    std::string error_a;
+    std::string error_b;
+    try {
+      more_a = reused.next(a);
+    } catch (const InputError& e) {
+      error_a = e.what();
+    }
+    try {
+      more_b = built.next(b);
+    } catch (const InputError& e) {
+      error_b = e.what();
+    }
+    EXPECT_EQ(error_a, error_b) << what << " instruction " << n;
+    EXPECT_EQ(more_a, more_b) << what << " instruction " << n;
+    if (!more_a || !*more_a || !more_b || !*more_b) break;
+    if (fields(a) != fields(b)) {
+      ADD_FAILURE() << what << ": instruction " << n << " differs with reuse";
+      break;
+    }
+  }
+  return n;
+}
+
+TEST(StreamReuse, EveryExampleKernelGivesTheFullBuildsInstructions) {
+  const std::string dir = std::string(TRNSIM_SOURCE_DIR) + "/examples/kernels";
+  std::vector<std::string> paths;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() == ".json") paths.push_back(entry.path().string());
+  }
+  std::sort(paths.begin(), paths.end());
+  ASSERT_GE(paths.size(), 20u);
+  std::uint64_t compared = 0;
+  for (const std::string& path : paths) {
+    for (const Target& target : std::vector<Target>{trn2_target(), trn3_target()}) {
+      std::optional<PreparedKernel> kernel;
+      try {
+        kernel = prepare_kernel(std::make_shared<const Program>(parse_program_file(path)), target);
+      } catch (const InputError&) {
+        continue;  // not for this generation
+      }
+      compared += expect_same_stream(*kernel, 0, 300'000, path);
+      if (kernel->cores > 1)
+        compared += expect_same_stream(*kernel, kernel->cores - 1, 20'000, path);
+    }
+  }
+  EXPECT_GT(compared, 100'000u);
+}
+
+// Shift path: HBM integer index, HBM slice window, rotating DMA queue; memo path: recurring
+// on-chip buffers; a loop long enough that memoisation is dropped for the x[t] loads
+// (kMemoTrial = 256 lookups); and an out-of-bounds index on the last iteration, which must be
+// reported exactly as a full build reports it.
+TEST(StreamReuse, ShiftedAndMemoisedInstructionsEqualFullBuildsAndErrorsStayPut) {
+  const std::string tensors = R"({
+    "x": {"memory": "hbm", "dtype": "bfloat16", "shape": [600, 128, 64]},
+    "w": {"memory": "hbm", "dtype": "bfloat16", "shape": [128, 8192]},
+    "x_sb": {"memory": "sbuf", "dtype": "bfloat16", "shape": [2, 128, 64], "partition_dim": 1},
+    "w_sb": {"memory": "sbuf", "dtype": "bfloat16", "shape": [128, 128]}})";
+  const auto program = [](const std::string& stop) {
+    return R"([{"for": "t", "range": )" + stop + R"(, "body": [
+      {"op": "dma_copy", "dst": "x_sb[t % 2]", "src": "x[t]", "queue": "t % 4"},
+      {"op": "dma_copy", "dst": "w_sb", "src": "w[:, (t % 64) * 128:(t % 64 + 1) * 128]"},
+      {"op": "tensor_copy", "dst": "x_sb[(t + 1) % 2]", "src": "x_sb[t % 2]"}]}])";
+  };
+  const PreparedKernel good = prepare_text(kernel_json(tensors, program("600")));
+  EXPECT_EQ(expect_same_stream(good, 0, 10'000, "good"), 1800u);
+  const PreparedKernel bad = prepare_text(kernel_json(tensors, program("601")));
+  expect_same_stream(bad, 0, 10'000, "bad");
+  EXPECT_NE(run_error(kernel_json(tensors, program("601"))).find("out of bounds"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace trnsim::kernel
