@@ -33,16 +33,20 @@ std::uint64_t DependencyTracker::add(std::uint64_t id, std::span<const kernel::R
 
   normalized_.clear();
   for (const kernel::Region& region : reads) {
-    if (normalize(region, normalized_.emplace_back())) {
-      query_read(normalized_.back(), out);
+    PendingRegion& pending = normalized_.emplace_back();
+    if (normalize(region, pending.region)) {
+      pending.level = level_for_extent(pending.region.bytes.end - pending.region.bytes.begin);
+      query_read(pending, out);
     } else {
       normalized_.pop_back();
     }
   }
   const std::size_t read_count = normalized_.size();
   for (const kernel::Region& region : writes) {
-    if (normalize(region, normalized_.emplace_back())) {
-      query_write(normalized_.back(), out);
+    PendingRegion& pending = normalized_.emplace_back();
+    if (normalize(region, pending.region)) {
+      pending.level = level_for_extent(pending.region.bytes.end - pending.region.bytes.begin);
+      query_write(pending, out);
     } else {
       normalized_.pop_back();
     }
@@ -57,7 +61,7 @@ std::uint64_t DependencyTracker::add(std::uint64_t id, std::span<const kernel::R
     instrs_.emplace_back();
   }
   instrs_[instr] = InstrRecord{id, 0, 0, kNil};
-  id_to_instr_.set(id, instr);
+  id_to_instr_.insert(id, instr);
   // Registered after the queries so an instruction never depends on itself.
   for (std::size_t i = 0; i < normalized_.size(); ++i) {
     insert_region(normalized_[i], i >= read_count, instr, stream);
@@ -87,49 +91,54 @@ std::size_t DependencyTracker::footprint_bytes() const {
   return sizeof(*this) + records_.capacity() * sizeof(RegionRecord) +
          instrs_.capacity() * sizeof(InstrRecord) + id_to_instr_.footprint_bytes() +
          buckets_.footprint_bytes() + candidates_.capacity() * sizeof(std::uint32_t) +
-         normalized_.capacity() * sizeof(NormalRegion);
+         normalized_.capacity() * sizeof(PendingRegion);
 }
 
 // ---- queries ------------------------------------------------------------------------------
 
 void DependencyTracker::visit(std::uint32_t record, const NormalRegion& query,
                               std::uint64_t& newest_covering) {
-  RegionRecord& rec = records_[record];
-  if (rec.seen_query == query_stamp_) return;
-  rec.seen_query = query_stamp_;
+  const RegionRecord& rec = records_[record];
   if (!regions_overlap(rec.region, query)) return;
   candidates_.push_back(record);
   if (rec.id > newest_covering && region_covers(rec.region, query)) newest_covering = rec.id;
 }
 
+void DependencyTracker::collect_level(const NormalRegion& query, unsigned group, unsigned level,
+                                      const std::uint64_t& stop_below,
+                                      std::uint64_t& newest_covering) {
+  const std::uint32_t head = level_head_[group][level];
+  if (records_[head].id < stop_below) return;  // the level holds nothing newer
+  const unsigned shift = shift_of(level);
+  const std::uint64_t first = query.bytes.begin >> shift;
+  const std::uint64_t last = (query.bytes.end - 1) >> shift;
+  const std::uint64_t buckets = last - first + 1;
+  const std::uint32_t count = level_count_[group][level];
+  if (buckets * 2 >= count) {
+    // Fewer records at this level than buckets to probe: scan them all.
+    for (std::uint32_t record = head; record != kNil && records_[record].id >= stop_below;
+         record = records_[record].level_next) {
+      visit(record, query, newest_covering);
+    }
+    return;
+  }
+  for (std::uint64_t index = first; index <= last; ++index) {
+    std::uint32_t link = buckets_.find(bucket_key(query.space, group, level, index));
+    while (link != kNil) {
+      const std::uint32_t record = link >> 1;
+      if (records_[record].id < stop_below) break;
+      // A record's second bucket link, when its first bucket was probed too, was seen there.
+      if ((link & 1) == 0 || index == first) visit(record, query, newest_covering);
+      link = records_[record].bucket_next[link & 1];
+    }
+  }
+}
+
 void DependencyTracker::collect(const NormalRegion& query, unsigned group,
                                 const std::uint64_t& stop_below, std::uint64_t& newest_covering) {
-  ++query_stamp_;
   for (std::uint32_t mask = level_mask_[group]; mask != 0; mask &= mask - 1) {
-    const auto level = static_cast<unsigned>(std::countr_zero(mask));
-    const unsigned shift = shift_of(level);
-    const std::uint64_t first = query.bytes.begin >> shift;
-    const std::uint64_t last = (query.bytes.end - 1) >> shift;
-    const std::uint64_t buckets = last - first + 1;
-    const std::uint32_t count = level_count_[group][level];
-    if (buckets * 2 >= count) {
-      // Fewer records at this level than buckets to probe: scan them all.
-      for (std::uint32_t record = level_head_[group][level];
-           record != kNil && records_[record].id >= stop_below;
-           record = records_[record].level_next) {
-        visit(record, query, newest_covering);
-      }
-    } else {
-      for (std::uint64_t index = first; index <= last; ++index) {
-        std::uint32_t link = buckets_.find(bucket_key(query.space, group, level, index));
-        while (link != kNil) {
-          const std::uint32_t record = link >> 1;
-          if (records_[record].id < stop_below) break;
-          visit(record, query, newest_covering);
-          link = records_[record].bucket_next[link & 1];
-        }
-      }
-    }
+    collect_level(query, group, static_cast<unsigned>(std::countr_zero(mask)), stop_below,
+                  newest_covering);
   }
 }
 
@@ -147,11 +156,11 @@ void DependencyTracker::report(std::uint32_t record, DependencyKind kind,
   if (newest_ == kNoProducer || instr.id > newest_) newest_ = instr.id;
 }
 
-void DependencyTracker::query_read(const NormalRegion& query, std::vector<Dependency>& out) {
+void DependencyTracker::query_read(const PendingRegion& query, std::vector<Dependency>& out) {
   // Writers older than the newest writer covering the query are ordered before it (WAW).
   candidates_.clear();
   std::uint64_t covering_writer = 0;
-  collect(query, group_of(query.memory, true), covering_writer, covering_writer);
+  collect(query.region, group_of(query.region.memory, true), covering_writer, covering_writer);
   for (const std::uint32_t record : candidates_) {
     if (records_[record].id >= covering_writer) {
       report(record, DependencyKind::kReadAfterWrite, out);
@@ -159,15 +168,15 @@ void DependencyTracker::query_read(const NormalRegion& query, std::vector<Depend
   }
 }
 
-void DependencyTracker::query_write(const NormalRegion& query, std::vector<Dependency>& out) {
+void DependencyTracker::query_write(const PendingRegion& query, std::vector<Dependency>& out) {
   // A covering writer W orders every older overlapping writer (WAW) and reader (WAR) before it;
   // a covering reader R orders every older overlapping writer before it (RAW).
   candidates_.clear();
   std::uint64_t covering_writer = 0;
-  collect(query, group_of(query.memory, true), covering_writer, covering_writer);
+  collect(query.region, group_of(query.region.memory, true), covering_writer, covering_writer);
   const std::size_t writer_count = candidates_.size();
   std::uint64_t covering_reader = 0;
-  collect(query, group_of(query.memory, false), covering_writer, covering_reader);
+  collect(query.region, group_of(query.region.memory, false), covering_writer, covering_reader);
   const std::uint64_t writer_cutoff = std::max(covering_writer, covering_reader);
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
     const std::uint32_t record = candidates_[i];
@@ -209,8 +218,9 @@ void DependencyTracker::supersede_read(const RegionRecord& newer) {
   }
 }
 
-std::uint32_t DependencyTracker::insert_region(const NormalRegion& region, bool is_write,
+std::uint32_t DependencyTracker::insert_region(const PendingRegion& pending, bool is_write,
                                                std::uint32_t instr, std::uint32_t stream) {
+  const NormalRegion& region = pending.region;
   std::uint32_t record;
   if (free_record_ != kNil) {
     record = free_record_;
@@ -221,12 +231,11 @@ std::uint32_t DependencyTracker::insert_region(const NormalRegion& region, bool 
   }
   RegionRecord& rec = records_[record];
   rec.region = region;
-  rec.seen_query = 0;
   rec.instr = instr;
   rec.id = instrs_[instr].id;
   rec.is_write = is_write;
   rec.group = static_cast<std::uint8_t>(group_of(region.memory, is_write));
-  rec.level = static_cast<std::uint8_t>(level_for_extent(region.bytes.end - region.bytes.begin));
+  rec.level = static_cast<std::uint8_t>(pending.level);
   const unsigned shift = shift_of(rec.level);
   rec.first_bucket = region.bytes.begin >> shift;
   rec.bucket_count =

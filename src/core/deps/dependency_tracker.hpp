@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/deps/flat_u32_map.hpp"
+#include "core/deps/id_map.hpp"
 #include "core/deps/region_overlap.hpp"
 #include "kernel/region.hpp"
 
@@ -108,17 +109,13 @@ class DependencyTracker {
       return key.index ^ (key.tag * 0xC2B2AE3D27D4EB4Full);
     }
   };
-  struct IdHash {
-    std::uint64_t operator()(std::uint64_t id) const { return id; }
-  };
 
   /// One region of one in-flight instruction. Bucket links are (record << 1 | bucket slot).
   struct RegionRecord {
     NormalRegion region;
     std::uint64_t first_bucket = 0;
-    std::uint64_t id = 0;          ///< owning instruction's id
-    std::uint64_t seen_query = 0;  ///< last query that visited it (dedup across buckets)
-    std::uint32_t instr = kNil;    ///< owning InstrRecord
+    std::uint64_t id = 0;        ///< owning instruction's id
+    std::uint32_t instr = kNil;  ///< owning InstrRecord
     std::uint32_t stream = kUnorderedStream;
     bool indexed = false;  ///< in the level and bucket lists (not superseded by a newer read)
     std::uint32_t next_in_instr = kNil;  ///< next region of the instruction; free-list link
@@ -149,18 +146,28 @@ class DependencyTracker {
     return {std::uint64_t{space} << 32 | group << 8 | level, index};
   }
 
-  /// Appends to candidates_ the records of `group` that overlap `query`, except records with
-  /// id < stop_below, which are pruned anyway: every list is ordered newest first, so the walk
-  /// of a list ends there. Raises newest_covering to the id of any record covering `query`
-  /// (the caller may pass the same variable for both to stop at the newest covering record).
+  /// A non-empty region of the add() in progress and its index level.
+  struct PendingRegion {
+    NormalRegion region;
+    unsigned level = 0;
+  };
+
+  /// Appends to candidates_ the records of `group` that overlap `query`, in ascending level
+  /// order, each level in its list or bucket order; except records with id < stop_below, which
+  /// are pruned anyway: every list is ordered newest first, so the walk of a list ends there.
+  /// Raises newest_covering to the id of any record covering `query` (the caller may pass the
+  /// same variable for both to stop at the newest covering record).
   void collect(const NormalRegion& query, unsigned group, const std::uint64_t& stop_below,
                std::uint64_t& newest_covering);
+  /// collect() restricted to one occupied level.
+  void collect_level(const NormalRegion& query, unsigned group, unsigned level,
+                     const std::uint64_t& stop_below, std::uint64_t& newest_covering);
   void visit(std::uint32_t record, const NormalRegion& query, std::uint64_t& newest_covering);
   void report(std::uint32_t record, DependencyKind kind, std::vector<Dependency>& out);
-  void query_read(const NormalRegion& query, std::vector<Dependency>& out);
-  void query_write(const NormalRegion& query, std::vector<Dependency>& out);
+  void query_read(const PendingRegion& query, std::vector<Dependency>& out);
+  void query_write(const PendingRegion& query, std::vector<Dependency>& out);
 
-  std::uint32_t insert_region(const NormalRegion& region, bool is_write, std::uint32_t instr,
+  std::uint32_t insert_region(const PendingRegion& region, bool is_write, std::uint32_t instr,
                               std::uint32_t stream);
   /// Drops the indexed read of the same region by the same in-order stream, if any.
   void supersede_read(const RegionRecord& newer);
@@ -173,7 +180,7 @@ class DependencyTracker {
   std::uint32_t free_record_ = kNil;
   std::vector<InstrRecord> instrs_;
   std::uint32_t free_instr_ = kNil;
-  FlatU32Map<std::uint64_t, IdHash> id_to_instr_;
+  IdMap id_to_instr_;
   FlatU32Map<BucketKey, BucketKeyHash> buckets_;  ///< bucket -> head link
 
   std::array<std::array<std::uint32_t, kLevels>, kGroups> level_head_{};
@@ -181,8 +188,7 @@ class DependencyTracker {
   std::array<std::uint32_t, kGroups> level_mask_{};  ///< bit l set: level l is not empty
 
   std::vector<std::uint32_t> candidates_;  ///< scratch of one query
-  std::vector<NormalRegion> normalized_;   ///< scratch of one add(): its non-empty regions
-  std::uint64_t query_stamp_ = 0;
+  std::vector<PendingRegion> normalized_;  ///< scratch of one add(): its non-empty regions
   std::uint64_t add_stamp_ = 0;
   std::uint64_t last_id_ = 0;
   bool any_added_ = false;
