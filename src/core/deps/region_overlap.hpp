@@ -48,6 +48,14 @@ bool normalize(const kernel::Region& region, NormalRegion& out);
 /// True when some byte lies in both patterns (conservative only as stated in the file comment).
 bool patterns_overlap(const BytePattern& a, const BytePattern& b);
 
+/// True when `a` and `b` are the same normal form, hence the same bytes.
+inline bool same_region(const NormalRegion& a, const NormalRegion& b) {
+  return a.bytes.begin == b.bytes.begin && a.bytes.end == b.bytes.end &&
+         a.partition_begin == b.partition_begin && a.partition_end == b.partition_end &&
+         a.space == b.space && a.memory == b.memory && a.bytes.run == b.bytes.run &&
+         a.bytes.stride == b.bytes.stride && a.bytes.count == b.bytes.count;
+}
+
 /// True when the regions may share a byte: same memory and space, intersecting partition ranges,
 /// overlapping byte patterns. Inline: the tracker calls it for every candidate it visits.
 inline bool regions_overlap(const NormalRegion& a, const NormalRegion& b) {
