@@ -53,11 +53,12 @@ inline constexpr std::uint32_t kUnorderedStream = ~std::uint32_t{0};
 /// covers R (for B's writes, also older writers than the newest reader that covers R) are not
 /// reported. So B overwriting a buffer that A wrote and C (after A) read fully waits for C only.
 ///
-/// Cost per add(): for each region, one or a few hash probes per occupied index level, plus a
-/// visit of each record in the probed buckets that is newer than the newest covering writer
-/// (lists are kept newest first, so the walk stops there). retire(): O(regions). Memory:
-/// O(peak in-flight regions); no allocation once the pools have reached that peak (the `out`
-/// vector is the caller's: reuse it). bench/deps_bench.cpp measures it.
+/// Cost per add(): for each region, one hash lookup of its own buckets, one or a few probes per
+/// other occupied index level, plus a visit of each record in the walked buckets that is newer
+/// than the newest covering writer (lists are kept newest first, so the walk stops there).
+/// retire(): O(regions). Memory: O(peak in-flight regions); no allocation once the pools have
+/// reached that peak (the `out` vector is the caller's: reuse it). bench/deps_bench.cpp
+/// measures it.
 ///
 /// In-order streams. An instruction added with a `stream` (e.g. its engine) promises that the
 /// stream's instructions read their inputs in program order: a later one starts after an
@@ -161,7 +162,7 @@ class DependencyTracker {
 
   /// Normalizes `region` into a new record of instruction `id`, not indexed yet, with its
   /// level and its buckets (acquired here, so its queries walk them without hashing). Returns
-  /// the record, or kNil (and allocates nothing) when the region is empty.
+  /// the record, or kNil when the region is empty (the record is left on the free list).
   std::uint32_t prepare(const kernel::Region& region, bool is_write, std::uint64_t id,
                         std::uint32_t stream);
   /// The pooled bucket of `key`, created empty if absent.
