@@ -247,7 +247,8 @@ void DependencyTracker::supersede_read(std::uint32_t newer) {
   }
 }
 
-std::uint32_t DependencyTracker::acquire_bucket(const BucketKey& key) {
+[[gnu::always_inline]] inline std::uint32_t DependencyTracker::acquire_bucket(
+    const BucketKey& key) {
   std::uint32_t& slot = buckets_.find_or_insert(key);
   if (slot == kNil) {
     std::uint32_t bucket;
@@ -272,7 +273,8 @@ void DependencyTracker::release_bucket_if_empty(std::uint32_t bucket) {
   free_bucket_ = bucket;
 }
 
-void DependencyTracker::insert_region(std::uint32_t record, std::uint32_t instr) {
+[[gnu::always_inline]] inline void DependencyTracker::insert_region(std::uint32_t record,
+                                                                    std::uint32_t instr) {
   RegionRecord& rec = records_[record];
   rec.instr = instr;
   rec.indexed = true;
