@@ -8,7 +8,6 @@
 namespace trnsim::deps {
 
 DependencyTracker::DependencyTracker() {
-  for (auto& heads : level_head_) heads.fill(kNil);
   candidates_.reserve(64);
 }
 
@@ -17,6 +16,34 @@ unsigned DependencyTracker::level_for_extent(std::uint64_t bytes) {
   const unsigned log2_ceil = bytes <= 1 ? 0 : static_cast<unsigned>(std::bit_width(bytes - 1));
   if (log2_ceil <= kBaseShift) return 0;
   return std::min(kLevels - 1, (log2_ceil - kBaseShift + kLevelStep - 1) / kLevelStep);
+}
+
+std::uint32_t DependencyTracker::prepare(const kernel::Region& region, bool is_write,
+                                         std::uint64_t id, std::uint32_t stream) {
+  if (free_record_ == kNil) {
+    free_record_ = static_cast<std::uint32_t>(records_.size());
+    records_.emplace_back();
+  }
+  const std::uint32_t record = free_record_;
+  RegionRecord& rec = records_[record];
+  if (!normalize(region, rec.region)) return kNil;  // the record stays free
+  free_record_ = rec.next_in_instr;
+  const BytePattern& bytes = rec.region.bytes;
+  const unsigned level = level_for_extent(bytes.end - bytes.begin);
+  const unsigned shift = shift_of(level);
+  const std::uint64_t first = bytes.begin >> shift;
+  rec.id = id;
+  rec.stream = stream;
+  rec.is_write = is_write;
+  rec.indexed = false;
+  rec.group = static_cast<std::uint8_t>(group_of(rec.region.memory, is_write));
+  rec.level = static_cast<std::uint8_t>(level);
+  rec.bucket_count = static_cast<std::uint8_t>(((bytes.end - 1) >> shift) - first + 1);
+  rec.bucket[0] = acquire_bucket(bucket_key(rec.region, level, first));
+  if (rec.bucket_count == 2)
+    rec.bucket[1] = acquire_bucket(bucket_key(rec.region, level, first + 1));
+  prepared_.push_back(record);
+  return record;
 }
 
 std::uint64_t DependencyTracker::add(std::uint64_t id, std::span<const kernel::Region> reads,
@@ -31,21 +58,15 @@ std::uint64_t DependencyTracker::add(std::uint64_t id, std::span<const kernel::R
   ++add_stamp_;
   newest_ = kNoProducer;
 
-  normalized_.clear();
+  // Every prepared region is inserted below, so the buckets prepare() creates do not stay empty.
+  prepared_.clear();
   for (const kernel::Region& region : reads) {
-    if (normalize(region, normalized_.emplace_back())) {
-      query_read(normalized_.back(), out);
-    } else {
-      normalized_.pop_back();
-    }
+    const std::uint32_t record = prepare(region, false, id, stream);
+    if (record != kNil) query_read(records_[record], out);
   }
-  const std::size_t read_count = normalized_.size();
   for (const kernel::Region& region : writes) {
-    if (normalize(region, normalized_.emplace_back())) {
-      query_write(normalized_.back(), out);
-    } else {
-      normalized_.pop_back();
-    }
+    const std::uint32_t record = prepare(region, true, id, stream);
+    if (record != kNil) query_write(records_[record], out);
   }
 
   std::uint32_t instr;
@@ -57,11 +78,9 @@ std::uint64_t DependencyTracker::add(std::uint64_t id, std::span<const kernel::R
     instrs_.emplace_back();
   }
   instrs_[instr] = InstrRecord{id, 0, 0, kNil};
-  id_to_instr_.set(id, instr);
+  id_to_instr_.insert(id, instr);
   // Registered after the queries so an instruction never depends on itself.
-  for (std::size_t i = 0; i < normalized_.size(); ++i) {
-    insert_region(normalized_[i], i >= read_count, instr, stream);
-  }
+  for (const std::uint32_t record : prepared_) insert_region(record, instr);
   return newest_;
 }
 
@@ -86,55 +105,84 @@ void DependencyTracker::retire(std::uint64_t id) {
 std::size_t DependencyTracker::footprint_bytes() const {
   return sizeof(*this) + records_.capacity() * sizeof(RegionRecord) +
          instrs_.capacity() * sizeof(InstrRecord) + id_to_instr_.footprint_bytes() +
-         buckets_.footprint_bytes() + candidates_.capacity() * sizeof(std::uint32_t) +
-         normalized_.capacity() * sizeof(NormalRegion);
+         buckets_.footprint_bytes() + bucket_pool_.capacity() * sizeof(Bucket) +
+         candidates_.capacity() * sizeof(std::uint32_t) +
+         prepared_.capacity() * sizeof(std::uint32_t);
 }
 
 // ---- queries ------------------------------------------------------------------------------
 
-void DependencyTracker::visit(std::uint32_t record, const NormalRegion& query,
-                              std::uint64_t& newest_covering) {
-  RegionRecord& rec = records_[record];
-  if (rec.seen_query == query_stamp_) return;
-  rec.seen_query = query_stamp_;
+[[gnu::always_inline]] inline void DependencyTracker::visit(std::uint32_t record,
+                                                            const NormalRegion& query,
+                                                            std::uint64_t& newest_covering) {
+  const RegionRecord& rec = records_[record];
+  // The same region recurs constantly (buffers rewritten and reread): it overlaps and covers.
+  if (same_region(rec.region, query)) {
+    candidates_.push_back(record);
+    if (rec.id > newest_covering) newest_covering = rec.id;
+    return;
+  }
   if (!regions_overlap(rec.region, query)) return;
   candidates_.push_back(record);
   if (rec.id > newest_covering && region_covers(rec.region, query)) newest_covering = rec.id;
 }
 
-void DependencyTracker::collect(const NormalRegion& query, unsigned group,
+[[gnu::always_inline]] inline void DependencyTracker::walk_bucket(std::uint32_t link,
+                                                                  bool skip_second_links,
+                                                                  const NormalRegion& query,
+                                                                  const std::uint64_t& stop_below,
+                                                                  std::uint64_t& newest_covering) {
+  while (link != kNil) {
+    const std::uint32_t record = link >> 1;
+    if (records_[record].id < stop_below) break;
+    if (!skip_second_links || (link & 1) == 0) visit(record, query, newest_covering);
+    link = records_[record].bucket_next[link & 1];
+  }
+}
+
+void DependencyTracker::collect(const RegionRecord& query, bool is_write,
                                 const std::uint64_t& stop_below, std::uint64_t& newest_covering) {
-  ++query_stamp_;
+  const NormalRegion& region = query.region;
+  const unsigned group = group_of(region.memory, is_write);
   for (std::uint32_t mask = level_mask_[group]; mask != 0; mask &= mask - 1) {
     const auto level = static_cast<unsigned>(std::countr_zero(mask));
+    const Level& entry = levels_[group][level];
+    const std::uint32_t head = entry.head;
+    if (records_[head].id < stop_below) continue;  // the level holds nothing newer
     const unsigned shift = shift_of(level);
-    const std::uint64_t first = query.bytes.begin >> shift;
-    const std::uint64_t last = (query.bytes.end - 1) >> shift;
+    const std::uint64_t first = region.bytes.begin >> shift;
+    const std::uint64_t last = (region.bytes.end - 1) >> shift;
     const std::uint64_t buckets = last - first + 1;
-    const std::uint32_t count = level_count_[group][level];
-    if (buckets * 2 >= count) {
+    const std::uint32_t count = entry.count;
+    if (level == query.level && (buckets == 1 || buckets * 2 < count)) {
+      // The query's own buckets, acquired by prepare(): no hashing. A single bucket lists, in
+      // scan order, every record of the level that overlaps the query, so it also replaces the
+      // scan below.
+      for (unsigned slot = 0; slot < query.bucket_count; ++slot) {
+        walk_bucket(bucket_pool_[query.bucket[slot]].head[is_write], slot > 0, region, stop_below,
+                    newest_covering);
+      }
+    } else if (buckets * 2 >= count) {
       // Fewer records at this level than buckets to probe: scan them all.
-      for (std::uint32_t record = level_head_[group][level];
-           record != kNil && records_[record].id >= stop_below;
+      for (std::uint32_t record = head; record != kNil && records_[record].id >= stop_below;
            record = records_[record].level_next) {
-        visit(record, query, newest_covering);
+        visit(record, region, newest_covering);
       }
     } else {
       for (std::uint64_t index = first; index <= last; ++index) {
-        std::uint32_t link = buckets_.find(bucket_key(query.space, group, level, index));
-        while (link != kNil) {
-          const std::uint32_t record = link >> 1;
-          if (records_[record].id < stop_below) break;
-          visit(record, query, newest_covering);
-          link = records_[record].bucket_next[link & 1];
+        const std::uint32_t bucket = buckets_.find(bucket_key(region, level, index));
+        if (bucket != kNil) {
+          walk_bucket(bucket_pool_[bucket].head[is_write], index != first, region, stop_below,
+                      newest_covering);
         }
       }
     }
   }
 }
 
-void DependencyTracker::report(std::uint32_t record, DependencyKind kind,
-                               std::vector<Dependency>& out) {
+[[gnu::always_inline]] inline void DependencyTracker::report(std::uint32_t record,
+                                                             DependencyKind kind,
+                                                             std::vector<Dependency>& out) {
   InstrRecord& instr = instrs_[records_[record].instr];
   if (instr.add_stamp == add_stamp_) {
     Dependency& existing = out[instr.out_index];
@@ -147,11 +195,11 @@ void DependencyTracker::report(std::uint32_t record, DependencyKind kind,
   if (newest_ == kNoProducer || instr.id > newest_) newest_ = instr.id;
 }
 
-void DependencyTracker::query_read(const NormalRegion& query, std::vector<Dependency>& out) {
+void DependencyTracker::query_read(const RegionRecord& query, std::vector<Dependency>& out) {
   // Writers older than the newest writer covering the query are ordered before it (WAW).
   candidates_.clear();
   std::uint64_t covering_writer = 0;
-  collect(query, group_of(query.memory, true), covering_writer, covering_writer);
+  collect(query, true, covering_writer, covering_writer);
   for (const std::uint32_t record : candidates_) {
     if (records_[record].id >= covering_writer) {
       report(record, DependencyKind::kReadAfterWrite, out);
@@ -159,15 +207,15 @@ void DependencyTracker::query_read(const NormalRegion& query, std::vector<Depend
   }
 }
 
-void DependencyTracker::query_write(const NormalRegion& query, std::vector<Dependency>& out) {
+void DependencyTracker::query_write(const RegionRecord& query, std::vector<Dependency>& out) {
   // A covering writer W orders every older overlapping writer (WAW) and reader (WAR) before it;
   // a covering reader R orders every older overlapping writer before it (RAW).
   candidates_.clear();
   std::uint64_t covering_writer = 0;
-  collect(query, group_of(query.memory, true), covering_writer, covering_writer);
+  collect(query, true, covering_writer, covering_writer);
   const std::size_t writer_count = candidates_.size();
   std::uint64_t covering_reader = 0;
-  collect(query, group_of(query.memory, false), covering_writer, covering_reader);
+  collect(query, false, covering_writer, covering_reader);
   const std::uint64_t writer_cutoff = std::max(covering_writer, covering_reader);
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
     const std::uint32_t record = candidates_[i];
@@ -182,26 +230,16 @@ void DependencyTracker::query_write(const NormalRegion& query, std::vector<Depen
 
 // ---- index maintenance --------------------------------------------------------------------
 
-namespace {
-bool same_region(const NormalRegion& a, const NormalRegion& b) {
-  return a.memory == b.memory && a.space == b.space && a.partition_begin == b.partition_begin &&
-         a.partition_end == b.partition_end && a.bytes.begin == b.bytes.begin &&
-         a.bytes.end == b.bytes.end && a.bytes.run == b.bytes.run &&
-         a.bytes.stride == b.bytes.stride && a.bytes.count == b.bytes.count;
-}
-}  // namespace
-
-void DependencyTracker::supersede_read(const RegionRecord& newer) {
+void DependencyTracker::supersede_read(std::uint32_t newer) {
   // The identical read, if indexed, is in the region's first bucket; a few newest links of
   // that bucket are enough to find it in the common case (one engine rereading a tile).
   constexpr int kLinksToLook = 4;
-  std::uint32_t link =
-      buckets_.find(bucket_key(newer.region.space, newer.group, newer.level, newer.first_bucket));
+  const RegionRecord& rec = records_[newer];
+  std::uint32_t link = rec.bucket_next[0];
   for (int seen = 0; link != kNil && seen < kLinksToLook; ++seen) {
     const std::uint32_t record = link >> 1;
     const RegionRecord& older = records_[record];
-    if ((link & 1) == 0 && older.stream == newer.stream &&
-        same_region(older.region, newer.region)) {
+    if ((link & 1) == 0 && older.stream == rec.stream && same_region(older.region, rec.region)) {
       unindex(record);
       return;
     }
@@ -209,31 +247,37 @@ void DependencyTracker::supersede_read(const RegionRecord& newer) {
   }
 }
 
-std::uint32_t DependencyTracker::insert_region(const NormalRegion& region, bool is_write,
-                                               std::uint32_t instr, std::uint32_t stream) {
-  std::uint32_t record;
-  if (free_record_ != kNil) {
-    record = free_record_;
-    free_record_ = records_[record].next_in_instr;
-  } else {
-    record = static_cast<std::uint32_t>(records_.size());
-    records_.emplace_back();
+[[gnu::always_inline]] inline std::uint32_t DependencyTracker::acquire_bucket(
+    const BucketKey& key) {
+  std::uint32_t& slot = buckets_.find_or_insert(key);
+  if (slot == kNil) {
+    std::uint32_t bucket;
+    if (free_bucket_ != kNil) {
+      bucket = free_bucket_;
+      free_bucket_ = bucket_pool_[bucket].head[0];
+    } else {
+      bucket = static_cast<std::uint32_t>(bucket_pool_.size());
+      bucket_pool_.emplace_back();
+    }
+    bucket_pool_[bucket] = Bucket{key, {kNil, kNil}};
+    slot = bucket;
   }
+  return slot;
+}
+
+void DependencyTracker::release_bucket_if_empty(std::uint32_t bucket) {
+  Bucket& entry = bucket_pool_[bucket];
+  if (entry.head[0] != kNil || entry.head[1] != kNil) return;
+  buckets_.take(entry.key);
+  entry.head[0] = free_bucket_;
+  free_bucket_ = bucket;
+}
+
+[[gnu::always_inline]] inline void DependencyTracker::insert_region(std::uint32_t record,
+                                                                    std::uint32_t instr) {
   RegionRecord& rec = records_[record];
-  rec.region = region;
-  rec.seen_query = 0;
   rec.instr = instr;
-  rec.id = instrs_[instr].id;
-  rec.is_write = is_write;
-  rec.group = static_cast<std::uint8_t>(group_of(region.memory, is_write));
-  rec.level = static_cast<std::uint8_t>(level_for_extent(region.bytes.end - region.bytes.begin));
-  const unsigned shift = shift_of(rec.level);
-  rec.first_bucket = region.bytes.begin >> shift;
-  rec.bucket_count =
-      static_cast<std::uint8_t>(((region.bytes.end - 1) >> shift) - rec.first_bucket + 1);
-  rec.stream = stream;
   rec.indexed = true;
-  if (!is_write && stream != kUnorderedStream) supersede_read(rec);
 
   // Instruction's region list.
   rec.next_in_instr = instrs_[instr].first_region;
@@ -241,19 +285,23 @@ std::uint32_t DependencyTracker::insert_region(const NormalRegion& region, bool 
 
   // Level and bucket lists are pushed at the front: ids only grow, so every list stays ordered
   // newest first, which lets collect() stop early.
-  std::uint32_t& head = level_head_[rec.group][rec.level];
+  Level& level = levels_[rec.group][rec.level];
   rec.level_prev = kNil;
-  rec.level_next = head;
-  if (head != kNil) records_[head].level_prev = record;
-  head = record;
-  ++level_count_[rec.group][rec.level];
+  rec.level_next = level.head;
+  if (level.head != kNil) records_[level.head].level_prev = record;
+  level.head = record;
+  ++level.count;
   level_mask_[rec.group] |= 1u << rec.level;
 
   for (unsigned slot = 0; slot < rec.bucket_count; ++slot) {
-    link_bucket(record, slot,
-                bucket_key(region.space, rec.group, rec.level, rec.first_bucket + slot));
+    const std::uint32_t link = record << 1 | slot;
+    std::uint32_t& head = bucket_pool_[rec.bucket[slot]].head[rec.is_write];
+    rec.bucket_prev[slot] = kNil;
+    rec.bucket_next[slot] = head;
+    if (head != kNil) records_[head >> 1].bucket_prev[head & 1] = link;
+    head = link;
   }
-  return record;
+  if (!rec.is_write && rec.stream != kUnorderedStream) supersede_read(record);
 }
 
 void DependencyTracker::remove_region(std::uint32_t record) {
@@ -265,40 +313,23 @@ void DependencyTracker::unindex(std::uint32_t record) {
   RegionRecord& rec = records_[record];
   rec.indexed = false;
   for (unsigned slot = 0; slot < rec.bucket_count; ++slot) {
-    unlink_bucket(record, slot,
-                  bucket_key(rec.region.space, rec.group, rec.level, rec.first_bucket + slot));
+    const std::uint32_t prev = rec.bucket_prev[slot];
+    const std::uint32_t next = rec.bucket_next[slot];
+    if (next != kNil) records_[next >> 1].bucket_prev[next & 1] = prev;
+    if (prev != kNil) {
+      records_[prev >> 1].bucket_next[prev & 1] = next;
+    } else {
+      bucket_pool_[rec.bucket[slot]].head[rec.is_write] = next;
+      if (next == kNil) release_bucket_if_empty(rec.bucket[slot]);
+    }
   }
   if (rec.level_prev != kNil) {
     records_[rec.level_prev].level_next = rec.level_next;
   } else {
-    level_head_[rec.group][rec.level] = rec.level_next;
+    levels_[rec.group][rec.level].head = rec.level_next;
   }
   if (rec.level_next != kNil) records_[rec.level_next].level_prev = rec.level_prev;
-  if (--level_count_[rec.group][rec.level] == 0) level_mask_[rec.group] &= ~(1u << rec.level);
-}
-
-void DependencyTracker::link_bucket(std::uint32_t record, unsigned slot, const BucketKey& key) {
-  const std::uint32_t link = record << 1 | slot;
-  std::uint32_t& head = buckets_.find_or_insert(key);
-  RegionRecord& rec = records_[record];
-  rec.bucket_prev[slot] = kNil;
-  rec.bucket_next[slot] = head;
-  if (head != kNil) records_[head >> 1].bucket_prev[head & 1] = link;
-  head = link;
-}
-
-void DependencyTracker::unlink_bucket(std::uint32_t record, unsigned slot, const BucketKey& key) {
-  const RegionRecord& rec = records_[record];
-  const std::uint32_t prev = rec.bucket_prev[slot];
-  const std::uint32_t next = rec.bucket_next[slot];
-  if (next != kNil) records_[next >> 1].bucket_prev[next & 1] = prev;
-  if (prev != kNil) {
-    records_[prev >> 1].bucket_next[prev & 1] = next;
-  } else if (next != kNil) {
-    buckets_.set(key, next);
-  } else {
-    buckets_.take(key);
-  }
+  if (--levels_[rec.group][rec.level].count == 0) level_mask_[rec.group] &= ~(1u << rec.level);
 }
 
 }  // namespace trnsim::deps

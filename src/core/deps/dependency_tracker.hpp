@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/deps/flat_u32_map.hpp"
+#include "core/deps/id_map.hpp"
 #include "core/deps/region_overlap.hpp"
 #include "kernel/region.hpp"
 
@@ -52,11 +53,12 @@ inline constexpr std::uint32_t kUnorderedStream = ~std::uint32_t{0};
 /// covers R (for B's writes, also older writers than the newest reader that covers R) are not
 /// reported. So B overwriting a buffer that A wrote and C (after A) read fully waits for C only.
 ///
-/// Cost per add(): for each region, one or a few hash probes per occupied index level, plus a
-/// visit of each record in the probed buckets that is newer than the newest covering writer
-/// (lists are kept newest first, so the walk stops there). retire(): O(regions). Memory:
-/// O(peak in-flight regions); no allocation once the pools have reached that peak (the `out`
-/// vector is the caller's: reuse it). bench/deps_bench.cpp measures it.
+/// Cost per add(): for each region, one hash lookup of its own buckets, one or a few probes per
+/// other occupied index level, plus a visit of each record in the walked buckets that is newer
+/// than the newest covering writer (lists are kept newest first, so the walk stops there).
+/// retire(): O(regions). Memory: O(peak in-flight regions); no allocation once the pools have
+/// reached that peak (the `out` vector is the caller's: reuse it). bench/deps_bench.cpp
+/// measures it.
 ///
 /// In-order streams. An instruction added with a `stream` (e.g. its engine) promises that the
 /// stream's instructions read their inputs in program order: a later one starts after an
@@ -98,8 +100,9 @@ class DependencyTracker {
   /// Index groups: memory kind x {read, write}.
   static constexpr unsigned kGroups = 6;
 
+  /// A bucket holds the readers and the writers of one memory kind that the index puts in it.
   struct BucketKey {
-    std::uint64_t tag = 0;  ///< space << 32 | group << 8 | level
+    std::uint64_t tag = 0;  ///< space << 32 | memory << 8 | level
     std::uint64_t index = 0;
     bool operator==(const BucketKey&) const = default;
   };
@@ -108,28 +111,36 @@ class DependencyTracker {
       return key.index ^ (key.tag * 0xC2B2AE3D27D4EB4Full);
     }
   };
-  struct IdHash {
-    std::uint64_t operator()(std::uint64_t id) const { return id; }
+  /// A pooled bucket: its index stays valid while the bucket holds a record. Links are
+  /// (record << 1 | the record's bucket slot); lists are newest first.
+  struct Bucket {
+    BucketKey key;
+    std::array<std::uint32_t, 2> head{kNil, kNil};  ///< [is_write]; head[0]: next free bucket
   };
 
-  /// One region of one in-flight instruction. Bucket links are (record << 1 | bucket slot).
+  /// One region of one in-flight instruction.
   struct RegionRecord {
     NormalRegion region;
-    std::uint64_t first_bucket = 0;
-    std::uint64_t id = 0;          ///< owning instruction's id
-    std::uint64_t seen_query = 0;  ///< last query that visited it (dedup across buckets)
-    std::uint32_t instr = kNil;    ///< owning InstrRecord
+    std::uint64_t id = 0;        ///< owning instruction's id
+    std::uint32_t instr = kNil;  ///< owning InstrRecord
     std::uint32_t stream = kUnorderedStream;
-    bool indexed = false;  ///< in the level and bucket lists (not superseded by a newer read)
     std::uint32_t next_in_instr = kNil;  ///< next region of the instruction; free-list link
     std::uint32_t level_prev = kNil;
     std::uint32_t level_next = kNil;
+    std::array<std::uint32_t, 2> bucket{kNil, kNil};  ///< pooled buckets it is in
     std::array<std::uint32_t, 2> bucket_prev{kNil, kNil};
     std::array<std::uint32_t, 2> bucket_next{kNil, kNil};
     std::uint8_t bucket_count = 0;
     std::uint8_t level = 0;
     std::uint8_t group = 0;
     bool is_write = false;
+    bool indexed = false;  ///< in the level and bucket lists (not superseded by a newer read)
+  };
+
+  /// The indexed records of one group at one level.
+  struct Level {
+    std::uint32_t head = kNil;  ///< list of all of them, newest first
+    std::uint32_t count = 0;
   };
 
   struct InstrRecord {
@@ -144,45 +155,60 @@ class DependencyTracker {
   }
   static unsigned shift_of(unsigned level) { return kBaseShift + level * kLevelStep; }
   static unsigned level_for_extent(std::uint64_t bytes);
-  static BucketKey bucket_key(std::uint32_t space, unsigned group, unsigned level,
-                              std::uint64_t index) {
-    return {std::uint64_t{space} << 32 | group << 8 | level, index};
+  static BucketKey bucket_key(const NormalRegion& region, unsigned level, std::uint64_t index) {
+    return {std::uint64_t{region.space} << 32 | static_cast<unsigned>(region.memory) << 8 | level,
+            index};
   }
 
-  /// Appends to candidates_ the records of `group` that overlap `query`, except records with
-  /// id < stop_below, which are pruned anyway: every list is ordered newest first, so the walk
-  /// of a list ends there. Raises newest_covering to the id of any record covering `query`
-  /// (the caller may pass the same variable for both to stop at the newest covering record).
-  void collect(const NormalRegion& query, unsigned group, const std::uint64_t& stop_below,
+  /// Normalizes `region` into a new record of instruction `id`, not indexed yet, with its
+  /// level and its buckets (acquired here, so its queries walk them without hashing). Returns
+  /// the record, or kNil when the region is empty (the record is left on the free list).
+  std::uint32_t prepare(const kernel::Region& region, bool is_write, std::uint64_t id,
+                        std::uint32_t stream);
+  /// The pooled bucket of `key`, created empty if absent.
+  std::uint32_t acquire_bucket(const BucketKey& key);
+  /// Frees bucket `bucket` if it holds no record any more.
+  void release_bucket_if_empty(std::uint32_t bucket);
+
+  /// Appends to candidates_ the readers (is_write false) or writers of the query's memory that
+  /// overlap it, in ascending level order, each level in its list or bucket order; except
+  /// records with id < stop_below, which are pruned anyway: every list is ordered newest first,
+  /// so the walk of a list ends there. Raises newest_covering to the id of any record covering
+  /// the query (the caller may pass the same variable for both to stop at the newest covering
+  /// record).
+  void collect(const RegionRecord& query, bool is_write, const std::uint64_t& stop_below,
                std::uint64_t& newest_covering);
+  /// Walks one bucket list from `link` (see collect()). `skip_second_links`: the records' first
+  /// buckets were walked already, so links through a second bucket are not visited again.
+  void walk_bucket(std::uint32_t link, bool skip_second_links, const NormalRegion& query,
+                   const std::uint64_t& stop_below, std::uint64_t& newest_covering);
   void visit(std::uint32_t record, const NormalRegion& query, std::uint64_t& newest_covering);
   void report(std::uint32_t record, DependencyKind kind, std::vector<Dependency>& out);
-  void query_read(const NormalRegion& query, std::vector<Dependency>& out);
-  void query_write(const NormalRegion& query, std::vector<Dependency>& out);
+  void query_read(const RegionRecord& query, std::vector<Dependency>& out);
+  void query_write(const RegionRecord& query, std::vector<Dependency>& out);
 
-  std::uint32_t insert_region(const NormalRegion& region, bool is_write, std::uint32_t instr,
-                              std::uint32_t stream);
-  /// Drops the indexed read of the same region by the same in-order stream, if any.
-  void supersede_read(const RegionRecord& newer);
+  /// Indexes prepared `record` as a region of InstrRecord `instr`.
+  void insert_region(std::uint32_t record, std::uint32_t instr);
+  /// Drops the indexed read of the same region by the same in-order stream as `newer` (just
+  /// inserted), if it is among the few links after `newer` in its first bucket.
+  void supersede_read(std::uint32_t newer);
   void unindex(std::uint32_t record);
   void remove_region(std::uint32_t record);
-  void link_bucket(std::uint32_t record, unsigned slot, const BucketKey& key);
-  void unlink_bucket(std::uint32_t record, unsigned slot, const BucketKey& key);
 
   std::vector<RegionRecord> records_;
   std::uint32_t free_record_ = kNil;
   std::vector<InstrRecord> instrs_;
   std::uint32_t free_instr_ = kNil;
-  FlatU32Map<std::uint64_t, IdHash> id_to_instr_;
-  FlatU32Map<BucketKey, BucketKeyHash> buckets_;  ///< bucket -> head link
+  IdMap id_to_instr_;
+  FlatU32Map<BucketKey, BucketKeyHash> buckets_;  ///< key -> pooled Bucket
+  std::vector<Bucket> bucket_pool_;
+  std::uint32_t free_bucket_ = kNil;
 
-  std::array<std::array<std::uint32_t, kLevels>, kGroups> level_head_{};
-  std::array<std::array<std::uint32_t, kLevels>, kGroups> level_count_{};
+  std::array<std::array<Level, kLevels>, kGroups> levels_{};
   std::array<std::uint32_t, kGroups> level_mask_{};  ///< bit l set: level l is not empty
 
   std::vector<std::uint32_t> candidates_;  ///< scratch of one query
-  std::vector<NormalRegion> normalized_;   ///< scratch of one add(): its non-empty regions
-  std::uint64_t query_stamp_ = 0;
+  std::vector<std::uint32_t> prepared_;    ///< scratch of one add(): its non-empty regions
   std::uint64_t add_stamp_ = 0;
   std::uint64_t last_id_ = 0;
   bool any_added_ = false;

@@ -61,6 +61,20 @@ class FlatU32Map {
     return value;
   }
 
+  /// Calls f(key, value) for every key.
+  template <class F>
+  void for_each(F&& f) const {
+    for (const Slot& slot : slots_) {
+      if (slot.value != kNil) f(slot.key, slot.value);
+    }
+  }
+
+  /// Removes every key; keeps the capacity.
+  void clear() {
+    for (Slot& slot : slots_) slot.value = kNil;
+    size_ = 0;
+  }
+
   std::size_t size() const { return size_; }
   std::size_t footprint_bytes() const { return slots_.capacity() * sizeof(Slot); }
 

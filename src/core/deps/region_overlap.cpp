@@ -53,32 +53,6 @@ RunSpan runs_in_window(const BytePattern& p, std::uint64_t lo, std::uint64_t hi)
 
 }  // namespace
 
-bool normalize(const kernel::Region& region, NormalRegion& out) {
-  if (region.run_bytes == 0 || region.count == 0 ||
-      region.partition_end <= region.partition_begin) {
-    return false;
-  }
-  out.memory = region.memory;
-  out.space = region.space;
-  out.partition_begin = region.partition_begin;
-  out.partition_end = region.partition_end;
-  BytePattern& bytes = out.bytes;
-  bytes.begin = region.byte_begin;
-  if (region.count == 1 || region.stride_bytes <= region.run_bytes) {
-    // One run, or runs that touch or overlap: the union is [begin, byte_end()).
-    bytes.end = region.byte_end();
-    bytes.run = bytes.end - bytes.begin;
-    bytes.stride = bytes.run;
-    bytes.count = 1;
-  } else {
-    bytes.run = region.run_bytes;
-    bytes.stride = region.stride_bytes;
-    bytes.count = region.count;
-    bytes.end = region.byte_end();
-  }
-  return true;
-}
-
 bool patterns_overlap(const BytePattern& a, const BytePattern& b) {
   if (a.end <= b.begin || b.end <= a.begin) return false;
   if (a.contiguous()) return pattern_hits_range(b, a.begin, a.end);
@@ -101,22 +75,6 @@ bool patterns_overlap(const BytePattern& a, const BytePattern& b) {
     if (pattern_hits_range(other, run_begin, run_begin + walked.run)) return true;
   }
   return false;
-}
-
-bool region_covers(const NormalRegion& outer, const NormalRegion& inner) {
-  if (outer.memory != inner.memory || outer.space != inner.space ||
-      outer.partition_begin > inner.partition_begin || outer.partition_end < inner.partition_end) {
-    return false;
-  }
-  const BytePattern& o = outer.bytes;
-  const BytePattern& i = inner.bytes;
-  if (i.begin < o.begin || i.end > o.end) return false;
-  if (o.contiguous()) return true;
-  // Outer is strided (stride > run). Inner's first byte sits `offset` bytes into an outer period;
-  // given i.end <= o.end, inner's runs then all land inside outer runs when:
-  const std::uint64_t offset = (i.begin - o.begin) % o.stride;
-  if (i.contiguous()) return offset + (i.end - i.begin) <= o.run;
-  return i.stride % o.stride == 0 && offset + i.run <= o.run;
 }
 
 }  // namespace trnsim::deps
