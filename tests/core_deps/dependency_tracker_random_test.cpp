@@ -59,14 +59,11 @@ struct Shape {
 };
 
 kernel::Region random_region(std::mt19937_64& rng, const Shape& shape) {
-  auto uniform = [&](std::uint64_t lo, std::uint64_t hi) {  // inclusive
-    return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng);
+  auto uniform = [&](std::uint64_t lo, std::uint64_t hi) {
+    return test_regions::uniform(rng, lo, hi);
   };
   kernel::Region r;
-  const std::uint64_t memory_pick = uniform(0, 9);
-  r.memory = memory_pick < 6   ? kernel::MemoryKind::kSbuf
-             : memory_pick < 8 ? kernel::MemoryKind::kPsum
-                               : kernel::MemoryKind::kHbm;
+  r.memory = test_regions::random_memory(rng, 6, 2);
   r.space = uniform(0, 7) == 0 ? 1 : 0;
   if (r.memory == kernel::MemoryKind::kHbm) {
     r.partition_begin = 0;

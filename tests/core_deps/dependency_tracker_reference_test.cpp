@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/deps/dependency_tracker.hpp"
+#include "test_regions.hpp"
 
 namespace trnsim::deps {
 namespace {
@@ -125,14 +126,11 @@ class ReferenceTracker {
 };
 
 kernel::Region random_region(std::mt19937_64& rng) {
-  auto uniform = [&](std::uint64_t lo, std::uint64_t hi) {  // inclusive
-    return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng);
+  auto uniform = [&](std::uint64_t lo, std::uint64_t hi) {
+    return test_regions::uniform(rng, lo, hi);
   };
   kernel::Region r;
-  const std::uint64_t memory_pick = uniform(0, 9);
-  r.memory = memory_pick < 5   ? kernel::MemoryKind::kSbuf
-             : memory_pick < 8 ? kernel::MemoryKind::kPsum
-                               : kernel::MemoryKind::kHbm;
+  r.memory = test_regions::random_memory(rng, 5, 3);
   r.space = uniform(0, 9) == 0 ? 1 : 0;
   if (r.memory != kernel::MemoryKind::kHbm) {
     r.partition_begin = uniform(0, 3) == 0 ? static_cast<std::uint32_t>(uniform(0, 100)) : 0;

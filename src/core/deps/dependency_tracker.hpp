@@ -71,7 +71,9 @@ class DependencyTracker {
   DependencyTracker();
 
   /// Registers instruction `id` and appends to `out` the in-flight instructions it must wait
-  /// for, each producer once, in no particular order. Empty regions are ignored.
+  /// for, each producer once. The order is deterministic (a function of the calls so far) and
+  /// callers may depend on it: the NeuronCore attributes a wait to the first producer among
+  /// equally late ones. Empty regions are ignored.
   /// @return the largest producer id appended, or kNoProducer when none. Waiting for that one
   ///         alone is enough only if producers complete in id order.
   /// @throws std::invalid_argument if `id` is not greater than every id added before.
