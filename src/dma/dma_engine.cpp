@@ -11,7 +11,7 @@
 namespace trnsim::dma {
 
 namespace {
-constexpr double kNever = std::numeric_limits<double>::infinity();
+using memory::kNeverNs;
 /// Timing-only payloads: targets never read or write data, but TLM wants a pointer.
 unsigned char g_no_data[1];
 }  // namespace
@@ -114,7 +114,7 @@ void DmaEngine::for_each_issuable(Visit&& visit) const {
 }
 
 int DmaEngine::select_queue(double time_ns, double& next_eligible_ns) const {
-  next_eligible_ns = kNever;
+  next_eligible_ns = kNeverNs;
   int chosen = -1;
   std::uint32_t chosen_class = 0;
   for_each_issuable([&](std::uint32_t q) {
@@ -138,7 +138,7 @@ int DmaEngine::select_queue(double time_ns, double& next_eligible_ns) const {
 }
 
 double DmaEngine::next_eligible_ns() const {
-  double earliest = kNever;
+  double earliest = kNeverNs;
   for_each_issuable([&](std::uint32_t q) {
     const DmaQueue& queue = queues[q];
     earliest = std::min(earliest, eligible_ns(queue.items.at(queue.issue)));

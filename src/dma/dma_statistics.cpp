@@ -2,12 +2,6 @@
 
 namespace trnsim::dma {
 
-namespace {
-double percent(double part, double whole) {
-  return whole > 0 ? 100.0 * part / whole : 0.0;
-}
-}  // namespace
-
 nlohmann::json core_dma_json(std::uint32_t pid, const CoreDmaStats& stats,
                              const OnChipBytes& on_chip, double peak_bytes_per_ns,
                              std::uint32_t engines, std::optional<std::uint64_t> packets) {

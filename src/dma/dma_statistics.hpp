@@ -10,6 +10,11 @@
 
 namespace trnsim::dma {
 
+/// part / whole in percent; 0 when whole is 0.
+inline double percent(double part, double whole) {
+  return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
 /// Per-core DMA counters (all queues), and per queue.
 struct QueueStats {
   std::uint64_t transfers = 0;

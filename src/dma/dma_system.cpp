@@ -11,15 +11,7 @@ namespace trnsim::dma {
 
 using kernel::MemoryKind;
 
-namespace {
-
-constexpr double kNever = std::numeric_limits<double>::infinity();
-
-double percent(double part, double whole) {
-  return whole > 0 ? 100.0 * part / whole : 0.0;
-}
-
-}  // namespace
+using memory::kNeverNs;
 
 DmaSystem::DmaSystem(sc_core::sc_module_name name, const config::Params& params,
                      std::uint32_t cores)
@@ -127,7 +119,7 @@ void DmaSystem::submit(std::uint32_t pid, std::uint64_t id, const kernel::Instru
   transfer.pending = engines_per_core_;
   transfer.issue_ns = now;
   if (observed()) transfer.event = core::dma_event_of(pid, id, instruction);
-  transfer.first_packet_ns = kNever;
+  transfer.first_packet_ns = kNeverNs;
   transfer.complete_ns = now;
 
   CoreDmaStats& stats = core_stats_[pid];
@@ -208,10 +200,10 @@ void DmaSystem::issue_packet(std::uint32_t engine_index, double time_ns) {
     schedule(engine, engine_index, start);
     return;
   }
-  double next_eligible = kNever;
+  double next_eligible = kNeverNs;
   const int selected = engine.select_queue(time_ns, next_eligible);
   if (selected < 0) {
-    if (next_eligible < kNever) schedule(engine, engine_index, next_eligible);
+    if (next_eligible < kNeverNs) schedule(engine, engine_index, next_eligible);
     return;
   }
   const auto queue_index = static_cast<std::uint32_t>(selected);
@@ -313,7 +305,7 @@ void DmaSystem::engine_done(std::uint32_t slot, double done_ns) {
   if (--transfer.pending > 0) return;
 
   const double complete = std::max(transfer.complete_ns, memory::now_ns());
-  const double first = transfer.first_packet_ns < kNever ? transfer.first_packet_ns : complete;
+  const double first = transfer.first_packet_ns < kNeverNs ? transfer.first_packet_ns : complete;
   const double transfer_ns = complete - first;
   last_complete_ns_ = std::max(last_complete_ns_, complete);
   CoreDmaStats& stats = core_stats_[transfer.pid];

@@ -10,13 +10,7 @@ namespace trnsim::dma {
 
 using kernel::MemoryKind;
 
-namespace {
-constexpr double kNever = std::numeric_limits<double>::infinity();
-
-double percent(double part, double whole) {
-  return whole > 0 ? 100.0 * part / whole : 0.0;
-}
-}  // namespace
+using memory::kNeverNs;
 
 double TransferLevelDma::RateLimit::admit(double start_ns, double bytes) {
   tat_ns = std::max(tat_ns, start_ns) + bytes / bytes_per_ns;
@@ -91,7 +85,7 @@ void TransferLevelDma::submit(std::uint32_t pid, std::uint64_t id,
   const auto prefetch = static_cast<double>(std::max(1, params_.dma.descriptor_prefetch));
   const double row_bytes = static_cast<double>(plan.inner) * plan.moved_element_bytes;
   CoreDmaStats& stats = core_stats_[pid];
-  double first_data = kNever;
+  double first_data = kNeverNs;
   double engines_done = ready;
   for (std::uint32_t e = 0; e < engines_per_core_ && plan.outer > 0; ++e) {
     const std::uint64_t rows = plan.end_row(e) - plan.first_row(e);
@@ -115,7 +109,7 @@ void TransferLevelDma::submit(std::uint32_t pid, std::uint64_t id,
     stats.engine_busy_ns += busy;
     stats.descriptors += plan.descriptors_of(e);
   }
-  if (first_data == kNever) first_data = ready;
+  if (first_data == kNeverNs) first_data = ready;
 
   // Rate limits the DMA's bytes pass, then the memory latency.
   const bool reads_hbm = src.memory == MemoryKind::kHbm;

@@ -5,9 +5,13 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <systemc>
 
 namespace trnsim::memory {
+
+/// A time that never comes, in double ns (e.g. "no packet yet", "no engine eligible").
+inline constexpr double kNeverNs = std::numeric_limits<double>::infinity();
 
 /// Nanoseconds per sc_time tick (fixed once SystemC has created a non-zero time).
 inline double ns_per_tick() {
