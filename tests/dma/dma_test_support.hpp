@@ -146,4 +146,18 @@ inline double steady_rate(const Testbench& bench, std::uint64_t first, std::uint
   return static_cast<double>(last - first + 1) * bytes_each / span;
 }
 
+/// Submits 12 HBM -> SBUF loads of [128, 16 KiB] on queue 0 (DMAs 0-11) and 12 SBUF -> HBM
+/// stores of the same size on queue 1 (DMAs 12-23), from core 0 at time 0. Returns the bytes of
+/// each DMA.
+inline std::uint64_t add_loads_and_stores(Testbench& bench) {
+  const std::uint64_t bytes = 128ull * 16384;
+  for (std::uint64_t i = 0; i < 12; ++i) bench.add(0, 0, load(128, 16384, i * bytes, 0));
+  for (std::uint64_t i = 0; i < 12; ++i) {
+    bench.add(0, 0,
+              dma_copy(hbm(DType::kBFloat16, {128, 8192}, (1ull << 28) + i * bytes),
+                       sbuf(DType::kBFloat16, 128, {8192}), 1));
+  }
+  return bytes;
+}
+
 }  // namespace trnsim::dma::test

@@ -74,13 +74,7 @@ TEST(TransferModel, TheHbmPortCapsReadsAndWritesSeparately) {
   const config::Params params = builtin("trn2", {"dma.hbm_port_bandwidth_gbps=150"});
   TransferLevelDma system(params, 1);
   Testbench bench("bench", system);
-  const std::uint64_t bytes = 128ull * 16384;
-  for (std::uint64_t i = 0; i < 12; ++i) bench.add(0, 0, load(128, 16384, i * bytes, 0));
-  for (std::uint64_t i = 0; i < 12; ++i) {
-    bench.add(0, 0,
-              dma_copy(hbm(DType::kBFloat16, {128, 8192}, (1ull << 28) + i * bytes),
-                       sbuf(DType::kBFloat16, 128, {8192}), 1));
-  }
+  const std::uint64_t bytes = add_loads_and_stores(bench);
   bench.run_all();
   EXPECT_NEAR(steady_rate(bench, 4, 11, static_cast<double>(bytes)), 150.0, 0.01);
   EXPECT_NEAR(steady_rate(bench, 16, 23, static_cast<double>(bytes)), 150.0, 0.01);
