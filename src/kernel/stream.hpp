@@ -36,6 +36,9 @@ class InstructionStream {
   /// this stream, so compare groups across cores by content.
   std::span<const std::uint32_t> core_group(std::uint32_t id) const;
   const PreparedKernel& kernel() const { return kernel_; }
+  /// Turns off reuse of built instructions (memo and address shift, see below): every
+  /// instruction is built in full. For tests that compare the two, and benchmarks.
+  void set_reuse(bool enabled) { reuse_ = enabled; }
 
  private:
   struct Frame {
@@ -147,11 +150,6 @@ class InstructionStream {
   std::vector<std::int64_t> signature_;  ///< scratch
   bool reuse_ = true;
 
- public:
-  /// Turns the memo and shift paths off (tests compare against full builds; benchmarks).
-  void set_reuse(bool enabled) { reuse_ = enabled; }
-
- private:
   /// Rebuilds `out`'s dependency regions (reads, writes) from its operands.
   static void derive_regions(Instruction& out);
   std::vector<std::vector<std::uint32_t>> dynamic_groups_;
