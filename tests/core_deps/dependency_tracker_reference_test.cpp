@@ -96,24 +96,27 @@ class ReferenceTracker {
     return newest;
   }
 
-  /// Indexes `rec`. A read on an in-order stream drops the identical read of the same stream
-  /// if that is among the 4 newest indexed reads of the same memory, space and level whose
-  /// buckets include the new read's first bucket (DependencyTracker, "In-order streams").
+  /// Indexes `rec`. A write drops the identical write, and a read on an in-order stream the
+  /// identical read of the same stream, if that is among the 4 newest indexed records of the
+  /// same kind (read or write), memory, space and level whose buckets include the new record's
+  /// first bucket (DependencyTracker, "Rewritten regions" and "In-order streams").
   void insert(const Record& rec) {
-    if (!rec.is_write && rec.stream != kUnorderedStream) {
+    if (rec.is_write || rec.stream != kUnorderedStream) {
       const unsigned shift = shift_of(rec.region);
       const std::uint64_t bucket = rec.region.bytes.begin >> shift;
       int seen = 0;
       for (auto it = records_.rbegin(); it != records_.rend() && seen < 4; ++it) {
         Record& older = *it;
-        if (!older.indexed || older.is_write || older.region.memory != rec.region.memory ||
+        if (!older.indexed || older.is_write != rec.is_write ||
+            older.region.memory != rec.region.memory ||
             older.region.space != rec.region.space || shift_of(older.region) != shift ||
             (older.region.bytes.begin >> shift) > bucket ||
             ((older.region.bytes.end - 1) >> shift) < bucket) {
           continue;
         }
         ++seen;
-        if (older.stream == rec.stream && same_region(older.region, rec.region)) {
+        if ((rec.is_write || older.stream == rec.stream) &&
+            same_region(older.region, rec.region)) {
           older.indexed = false;
           break;
         }

@@ -230,16 +230,18 @@ void DependencyTracker::query_write(const RegionRecord& query, std::vector<Depen
 
 // ---- index maintenance --------------------------------------------------------------------
 
-void DependencyTracker::supersede_read(std::uint32_t newer) {
-  // The identical read, if indexed, is in the region's first bucket; a few newest links of
-  // that bucket are enough to find it in the common case (one engine rereading a tile).
+void DependencyTracker::supersede(std::uint32_t newer) {
+  // The identical region, if indexed, is in the region's first bucket; a few newest links of
+  // that bucket are enough to find it in the common case (a buffer rewritten every iteration,
+  // one engine rereading a tile).
   constexpr int kLinksToLook = 4;
   const RegionRecord& rec = records_[newer];
   std::uint32_t link = rec.bucket_next[0];
   for (int seen = 0; link != kNil && seen < kLinksToLook; ++seen) {
     const std::uint32_t record = link >> 1;
     const RegionRecord& older = records_[record];
-    if ((link & 1) == 0 && older.stream == rec.stream && same_region(older.region, rec.region)) {
+    if ((link & 1) == 0 && (rec.is_write || older.stream == rec.stream) &&
+        same_region(older.region, rec.region)) {
       unindex(record);
       return;
     }
@@ -301,7 +303,7 @@ void DependencyTracker::release_bucket_if_empty(std::uint32_t bucket) {
     if (head != kNil) records_[head >> 1].bucket_prev[head & 1] = link;
     head = link;
   }
-  if (!rec.is_write && rec.stream != kUnorderedStream) supersede_read(record);
+  if (rec.is_write || rec.stream != kUnorderedStream) supersede(record);
 }
 
 void DependencyTracker::remove_region(std::uint32_t record) {

@@ -52,6 +52,11 @@ inline constexpr std::uint32_t kUnorderedStream = ~std::uint32_t{0};
 /// is cheap to see: for each region R of B, producers older than the newest in-flight writer that
 /// covers R (for B's writes, also older writers than the newest reader that covers R) are not
 /// reported. So B overwriting a buffer that A wrote and C (after A) read fully waits for C only.
+/// Rewritten regions: a write W2 of exactly the region an in-flight write W1 wrote depends on
+/// W1 (directly or through a chain), and everything that conflicts with W1 conflicts with W2, so
+/// W1 leaves the index when W2 is added and is never reported again (a partial reader of the
+/// buffer waits for W2 alone). This keeps a buffer rewritten every iteration (a DMA target far
+/// ahead of its consumers) from filling the index with writers.
 ///
 /// Cost per add(): for each region, one hash lookup of its own buckets, one or a few probes per
 /// other occupied index level, plus a visit of each record in the walked buckets that is newer
@@ -136,7 +141,7 @@ class DependencyTracker {
     std::uint8_t level = 0;
     std::uint8_t group = 0;
     bool is_write = false;
-    bool indexed = false;  ///< in the level and bucket lists (not superseded by a newer read)
+    bool indexed = false;  ///< in the level and bucket lists (not superseded by a newer record)
   };
 
   /// The indexed records of one group at one level.
@@ -191,9 +196,11 @@ class DependencyTracker {
 
   /// Indexes prepared `record` as a region of InstrRecord `instr`.
   void insert_region(std::uint32_t record, std::uint32_t instr);
-  /// Drops the indexed read of the same region by the same in-order stream as `newer` (just
-  /// inserted), if it is among the few links after `newer` in its first bucket.
-  void supersede_read(std::uint32_t newer);
+  /// Drops from the index the older record that `newer` (just inserted) supersedes: the write of
+  /// the same region if `newer` is a write, the read of the same region by the same in-order
+  /// stream if it is such a read; only if that record is among the few links after `newer` in
+  /// its first bucket.
+  void supersede(std::uint32_t newer);
   void unindex(std::uint32_t record);
   void remove_region(std::uint32_t record);
 
