@@ -42,8 +42,10 @@ double to_ns(const sc_time& t) {
 }
 sc_time ns(double value) {
   if (value == 0) return SC_ZERO_TIME;
-  const double ticks = value * (1e6 / resolution_fs()) + 0.5;  // SC_NS is 1e6 fs
-  return sc_time::from_value(static_cast<sc_dt::uint64>(static_cast<sc_dt::int64>(ticks)));
+  // sc_time * double is inline and rounds as sc_time(value, SC_NS) does: one tick times the
+  // tick count, plus 0.5, truncated (SC_NS is 1e6 fs).
+  static const sc_time one_tick = sc_time::from_value(1);
+  return one_tick * (value * (1e6 / resolution_fs()));
 }
 
 /// The sequencer that executes (or, for DMAs, triggers) an instruction.
@@ -194,9 +196,10 @@ void NeuronCore::dispatcher_method() {
 
     retire_until(now);
     dependency_scratch_.clear();
+    if (staged.engine == Engine::kTensor) staging_->placement = pe_placement(staged);
     tracker_.add(id, {staged.reads.data(), staged.num_reads},
                  {staged.writes.data(), staged.num_writes}, dependency_scratch_,
-                 in_order_stream(staged, unit));
+                 in_order_stream(staged, staging_->placement));
     // core_barrier is a fence: it waits for every earlier instruction of the core (DMAs and
     // collectives included, so their writes are visible to the other cores after it), and every
     // later instruction waits for it.
@@ -264,24 +267,35 @@ bool NeuronCore::dependencies_known(const Queued& item, Engine consumer, sc_time
   return true;
 }
 
-std::uint32_t NeuronCore::in_order_stream(const Instruction& instruction, std::size_t unit) const {
+NeuronCore::PePlacement NeuronCore::pe_placement(const Instruction& instruction) const {
+  PePlacement placement;
+  if (params_.tensor.background_transpose && instruction.opcode == Opcode::kNcTranspose) {
+    placement.background = true;
+    return placement;
+  }
+  const cost::PeTile tile = cost::pe_tile(instruction, params_);
+  const auto granularity = static_cast<std::uint32_t>(params_.tensor.pe_tile_granularity);
+  placement.first_cell =
+      (tile.row_begin / granularity) * pe_grid_cols_ + tile.col_begin / granularity;
+  placement.cell_rows = std::max<std::size_t>(1, tile.rows / granularity);
+  placement.cell_cols = std::max<std::size_t>(1, tile.cols / granularity);
+  return placement;
+}
+
+std::uint32_t NeuronCore::in_order_stream(const Instruction& instruction,
+                                          const PePlacement& placement) const {
   // DMAs and collectives complete out of order. A sequencer runs one instruction after the
   // other, except TensorE: matmuls on disjoint PE tiles and background transposes overlap, so
   // its streams are per first PE cell of a tile and the background-transpose lane.
   if (instruction.engine == Engine::kDma || instruction.engine == Engine::kCollective) {
     return deps::kUnorderedStream;
   }
-  if (instruction.engine != Engine::kTensor) return static_cast<std::uint32_t>(unit);
+  if (instruction.engine != Engine::kTensor)
+    return static_cast<std::uint32_t>(sequencer_of(instruction));
   constexpr std::uint32_t kTensorStreams = 1u << 20;
-  if (params_.tensor.background_transpose && instruction.opcode == Opcode::kNcTranspose) {
-    return kTensorStreams;
-  }
+  if (placement.background) return kTensorStreams;
   // Tiles with the same first PE cell share that cell, so the later waits for the earlier.
-  const cost::PeTile tile = cost::pe_tile(instruction, params_);
-  const auto granularity = static_cast<std::uint32_t>(params_.tensor.pe_tile_granularity);
-  const std::size_t first_cell =
-      (tile.row_begin / granularity) * pe_grid_cols_ + tile.col_begin / granularity;
-  return kTensorStreams + 1 + static_cast<std::uint32_t>(first_cell);
+  return kTensorStreams + 1 + static_cast<std::uint32_t>(placement.first_cell);
 }
 
 std::optional<std::uint64_t> NeuronCore::unscheduled_producer(const Queued& item) {
@@ -477,23 +491,17 @@ void NeuronCore::sequencer_thread(std::size_t unit) {
     // background) concurrently: it waits for the tiles it uses, not for the whole array.
     sc_time engine_available = engine_free_at_[unit];
     std::uint32_t lane = 0;
-    std::size_t first_cell = 0;
-    std::size_t cell_rows = 0;
-    std::size_t cell_cols = 0;
-    bool background = false;
+    const std::size_t first_cell = item.placement.first_cell;
+    const std::size_t cell_rows = item.placement.cell_rows;
+    const std::size_t cell_cols = item.placement.cell_cols;
+    const bool background = item.placement.background;
     if (engine == Engine::kTensor) {
-      background =
-          params_.tensor.background_transpose && instruction.opcode == Opcode::kNcTranspose;
+      // TensorE issues in order. A DMA it triggers has an empty placement: no PE cell.
       engine_available = tensor_issue_at_;
       if (background) {
         engine_available = std::max(engine_available, background_transpose_free_at_);
         lane = static_cast<std::uint32_t>(pe_cells_.size());
       } else {
-        const cost::PeTile tile = cost::pe_tile(instruction, params_);
-        const auto granularity = static_cast<std::uint32_t>(params_.tensor.pe_tile_granularity);
-        first_cell = (tile.row_begin / granularity) * pe_grid_cols_ + tile.col_begin / granularity;
-        cell_rows = std::max<std::size_t>(1, tile.rows / granularity);
-        cell_cols = std::max<std::size_t>(1, tile.cols / granularity);
         for (std::size_t r = 0; r < cell_rows; ++r) {
           for (std::size_t c = 0; c < cell_cols; ++c) {
             engine_available =
@@ -526,6 +534,7 @@ void NeuronCore::sequencer_thread(std::size_t unit) {
     if (instruction.engine == Engine::kDma) {
       if (start > now) sc_core::wait(start - now);
       end = start + issue_time_;
+      if (engine == Engine::kTensor) tensor_issue_at_ = end;
       busy_ns = to_ns(issue_time_);
       EngineStats& dma_stats = stats_.engines[static_cast<std::size_t>(Engine::kDma)];
       ++dma_stats.instructions;

@@ -89,10 +89,20 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   std::exception_ptr error() const { return error_; }
 
  private:
+  /// The PE-array cells a TensorE instruction occupies (row-major grid of pe_tile_granularity
+  /// cells), or the background-transpose lane (`background`, no cells).
+  struct PePlacement {
+    bool background = false;
+    std::size_t first_cell = 0;
+    std::size_t cell_rows = 0;
+    std::size_t cell_cols = 0;
+  };
+
   struct Queued {
     kernel::Instruction instruction;
     std::uint64_t id = 0;
     sc_core::sc_time pushed_at;
+    PePlacement placement;  ///< TensorE instructions only, set by the dispatcher
     std::uint8_t dependency_count = 0;
     std::array<std::uint64_t, 8> dependencies{};
     std::vector<std::uint64_t> more_dependencies;  ///< rare overflow beyond 8
@@ -162,7 +172,9 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   void dma_dispatch_method();
   /// The tracker's in-order stream of an instruction on sequencer `unit`
   /// (deps::DependencyTracker, "In-order streams").
-  std::uint32_t in_order_stream(const kernel::Instruction& instruction, std::size_t unit) const;
+  std::uint32_t in_order_stream(const kernel::Instruction& instruction,
+                                const PePlacement& placement) const;
+  PePlacement pe_placement(const kernel::Instruction& instruction) const;
   /// The first producer of `item` whose times are not known yet; nullopt when all are.
   std::optional<std::uint64_t> unscheduled_producer(const Queued& item);
   /// Non-blocking: true when every dependency of `item` is scheduled; then `ready` is when the
@@ -218,8 +230,9 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   std::size_t pe_grid_cols_ = 1;
   std::vector<sc_core::sc_time> pe_cells_;  ///< when each cell is free
   sc_core::sc_time background_transpose_free_at_;
-  sc_core::sc_time tensor_issue_at_;    ///< start of the previous TensorE instruction (in order)
-  sc_core::sc_time tensor_busy_until_;  ///< end of the union of TensorE busy intervals
+  sc_core::sc_time
+      tensor_issue_at_;  ///< TensorE issue order: previous start (a DMA trigger: its end)
+  sc_core::sc_time tensor_busy_until_;         ///< end of the union of TensorE busy intervals
   sc_core::sc_time shared_sbuf_port_free_at_;  ///< NC-v2: VectorE/GpSimdE SBUF port
   sc_core::sc_time shared_psum_port_free_at_;  ///< NC-v2: VectorE/ScalarE PSUM port
   DmaBackend& dma_;

@@ -309,5 +309,26 @@ TEST(CoreTiming, SharedSbufPortSerialisesVectorAndGpSimdOnTrainium1) {
   EXPECT_NEAR(kernel_ns(simulate_in_child(kernel, "trn2")), 4096 / 0.96, 0.01);
 }
 
+// The spec lets any engine trigger a DMA, TensorE included ("trigger": "tensor"). The trigger
+// is one issue slot on the triggering queue; the transfer itself does not depend on who
+// triggered it, so an isolated DMA takes the same time from every trigger engine.
+TEST(CoreTiming, DmaTriggeredFromAnyEngineTakesTheSameTime) {
+  auto kernel = [](const std::string& trigger) {
+    return R"({"format": "trnsim-kernel/1", "name": "trigger",
+      "tensors": {"a": {"memory": "hbm", "dtype": "bfloat16", "shape": [128, 512]},
+                  "b": {"memory": "sbuf", "dtype": "bfloat16", "shape": [128, 512]}},
+      "program": [{"op": "dma_copy", "dst": "b", "src": "a", "trigger": ")" +
+           trigger + R"("}]})";
+  };
+  const auto from_sync = simulate_in_child(kernel("sync"));
+  const double expected = kernel_ns(from_sync);
+  EXPECT_GT(expected, 0.0);
+  for (const std::string trigger : {"tensor", "vector", "scalar", "gpsimd"}) {
+    const auto stats = simulate_in_child(kernel(trigger));
+    EXPECT_DOUBLE_EQ(kernel_ns(stats), expected) << trigger;
+    EXPECT_EQ(stats["cores"][0]["engines"][trigger]["instructions"].get<int>(), 1) << trigger;
+  }
+}
+
 }  // namespace
 }  // namespace trnsim::testing
