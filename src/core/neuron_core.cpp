@@ -515,13 +515,9 @@ void NeuronCore::sequencer_thread(std::size_t unit) {
     const sc_time earliest = std::max(engine_available, item.pushed_at);
     sc_time start = std::max({earliest, deps_ready, now});
     const double wait_ns = deps_ready > earliest ? to_ns(deps_ready - earliest) : 0.0;
-    const bool depends_on_recent = [&] {
-      const std::uint64_t previous = last_id_on_engine_[unit];
-      for (std::uint8_t i = 0; i < item.dependency_count; ++i) {
-        if (item.dependencies[i] == previous) return true;
-      }
-      return false;
-    }();
+    const std::uint64_t previous_on_engine = last_id_on_engine_[unit];
+    const bool depends_on_recent = item.any_dependency(
+        [&](std::uint64_t dependency) { return dependency == previous_on_engine; });
 
     EngineStats& engine_stats = stats_.engines[unit];
     double busy_ns = 0;
@@ -576,11 +572,10 @@ void NeuronCore::sequencer_thread(std::size_t unit) {
           instruction.opcode == Opcode::kNcMatmul || instruction.opcode == Opcode::kNcMatmulMx;
       if (is_matmul) {
         const kernel::AccessPattern& stationary = instruction.operand(kernel::Slot::kStationary);
-        bool written_since = false;
-        for (std::uint8_t i = 0; i < item.dependency_count; ++i) {
-          if (last_matmul_id == kNoId || item.dependencies[i] > last_matmul_id)
-            written_since = true;
-        }
+        // Conservative: any producer newer than the previous matmul may have rewritten it.
+        const bool written_since = item.any_dependency([&](std::uint64_t dependency) {
+          return last_matmul_id == kNoId || dependency > last_matmul_id;
+        });
         context.stationary_reused =
             have_stationary && !written_since && same_pattern(stationary, last_stationary);
         last_stationary = stationary;

@@ -106,6 +106,18 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
     std::uint8_t dependency_count = 0;
     std::array<std::uint64_t, 8> dependencies{};
     std::vector<std::uint64_t> more_dependencies;  ///< rare overflow beyond 8
+
+    /// True if `predicate(producer id)` holds for any dependency.
+    template <typename Predicate>
+    bool any_dependency(Predicate predicate) const {
+      for (std::uint8_t i = 0; i < dependency_count; ++i) {
+        if (predicate(dependencies[i])) return true;
+      }
+      for (const std::uint64_t producer : more_dependencies) {
+        if (predicate(producer)) return true;
+      }
+      return false;
+    }
   };
 
   /// An instruction between dispatch and retirement. Slot = id % capacity, reused only after the
