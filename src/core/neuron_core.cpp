@@ -231,8 +231,11 @@ void NeuronCore::dispatcher_method() {
     record.id = id;
     record.scheduled = false;
     record.engine = staged.engine;
+    // Only a sequencer with an empty queue waits for `pushed` (immediate notification with no
+    // waiter does nothing, so skipping it changes nothing but the cost).
+    const bool was_empty = queue.empty();
     queue.push_back(staging_);
-    queue.pushed.notify();
+    if (was_empty) queue.pushed.notify();
     staged_ = false;
   }
 }
@@ -691,8 +694,10 @@ void NeuronCore::sequencer_thread(std::size_t unit) {
     } else {
       finish(record, producer, end, visible);
     }
+    // Only the dispatcher waits for `popped`, and only on a full queue.
+    const bool was_full = queue.full();
     queue.pop_front();
-    queue.popped.notify();
+    if (was_full) queue.popped.notify();
   }
 }
 
