@@ -7,7 +7,29 @@
 
 namespace trnsim::deps {
 
-DependencyTracker::DependencyTracker() {
+namespace {
+
+bool same_raw_region(const kernel::Region& a, const kernel::Region& b) {
+  return a.byte_begin == b.byte_begin && a.run_bytes == b.run_bytes &&
+         a.partition_begin == b.partition_begin && a.partition_end == b.partition_end &&
+         a.space == b.space && a.memory == b.memory && a.stride_bytes == b.stride_bytes &&
+         a.count == b.count;
+}
+
+/// Top `bits` bits of a Fibonacci hash of `region` (every field but the stride, which rarely
+/// tells two regions apart alone).
+std::size_t region_hash(const kernel::Region& region, unsigned bits) {
+  const std::uint64_t mixed = region.byte_begin ^ region.run_bytes << 20 ^ region.count << 30 ^
+                              std::uint64_t{region.partition_begin} << 36 ^
+                              std::uint64_t{region.partition_end} << 44 ^
+                              std::uint64_t{region.space} << 52 ^
+                              std::uint64_t{static_cast<std::uint8_t>(region.memory)} << 62;
+  return static_cast<std::size_t>((mixed * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+}
+
+}  // namespace
+
+DependencyTracker::DependencyTracker() : region_cache_(std::size_t{1} << kRegionCacheBits) {
   candidates_.reserve(64);
 }
 
@@ -18,30 +40,53 @@ unsigned DependencyTracker::level_for_extent(std::uint64_t bytes) {
   return std::min(kLevels - 1, (log2_ceil - kBaseShift + kLevelStep - 1) / kLevelStep);
 }
 
-std::uint32_t DependencyTracker::prepare(const kernel::Region& region, bool is_write,
-                                         std::uint64_t id, std::uint32_t stream) {
+void DependencyTracker::fill(RegionCacheEntry& entry, const kernel::Region& region) {
+  const std::array<std::uint32_t, 2> evicted = entry.bucket;
+  const unsigned evicted_count = entry.bucket_count;
+  entry.raw = region;
+  normalize(region, entry.region);
+  const BytePattern& bytes = entry.region.bytes;
+  const unsigned level = level_for_extent(bytes.end - bytes.begin);
+  const unsigned shift = shift_of(level);
+  const std::uint64_t first = bytes.begin >> shift;
+  entry.shape = ++last_shape_;
+  entry.level = static_cast<std::uint8_t>(level);
+  entry.bucket_count = static_cast<std::uint8_t>(((bytes.end - 1) >> shift) - first + 1);
+  entry.bucket = {kNil, kNil};
+  for (unsigned slot = 0; slot < entry.bucket_count; ++slot) {
+    entry.bucket[slot] = acquire_bucket(bucket_key(entry.region, level, first + slot));
+    ++bucket_pool_[entry.bucket[slot]].pins;
+  }
+  // Unpinned after the new pins, so a bucket the new region shares is not freed and recreated.
+  for (unsigned slot = 0; slot < evicted_count; ++slot) unpin_bucket(evicted[slot]);
+}
+
+[[gnu::always_inline]] inline std::uint32_t DependencyTracker::prepare(const kernel::Region& region,
+                                                                       bool is_write,
+                                                                       std::uint64_t id,
+                                                                       std::uint32_t stream) {
+  RegionCacheEntry& entry = region_cache_[region_hash(region, kRegionCacheBits)];
+  // An empty entry's raw region touches no byte, so it matches no region prepared here.
+  if (!same_raw_region(entry.raw, region)) [[unlikely]] {
+    fill(entry, region);
+  }
   if (free_record_ == kNil) {
     free_record_ = static_cast<std::uint32_t>(records_.size());
     records_.emplace_back();
   }
   const std::uint32_t record = free_record_;
   RegionRecord& rec = records_[record];
-  if (!normalize(region, rec.region)) return kNil;  // the record stays free
   free_record_ = rec.next_in_instr;
-  const BytePattern& bytes = rec.region.bytes;
-  const unsigned level = level_for_extent(bytes.end - bytes.begin);
-  const unsigned shift = shift_of(level);
-  const std::uint64_t first = bytes.begin >> shift;
+  rec.region = entry.region;
+  rec.shape = entry.shape;
   rec.id = id;
   rec.stream = stream;
   rec.is_write = is_write;
   rec.indexed = false;
-  rec.group = static_cast<std::uint8_t>(group_of(rec.region.memory, is_write));
-  rec.level = static_cast<std::uint8_t>(level);
-  rec.bucket_count = static_cast<std::uint8_t>(((bytes.end - 1) >> shift) - first + 1);
-  rec.bucket[0] = acquire_bucket(bucket_key(rec.region, level, first));
-  if (rec.bucket_count == 2)
-    rec.bucket[1] = acquire_bucket(bucket_key(rec.region, level, first + 1));
+  rec.group = static_cast<std::uint8_t>(group_of(entry.region.memory, is_write));
+  rec.level = entry.level;
+  rec.bucket_count = entry.bucket_count;
+  rec.bucket = entry.bucket;
   prepared_.push_back(record);
   return record;
 }
@@ -58,15 +103,14 @@ std::uint64_t DependencyTracker::add(std::uint64_t id, std::span<const kernel::R
   ++add_stamp_;
   newest_ = kNoProducer;
 
-  // Every prepared region is inserted below, so the buckets prepare() creates do not stay empty.
+  // Every prepared region is inserted below, so its buckets do not stay empty (unpin_bucket()
+  // does not free them meanwhile).
   prepared_.clear();
   for (const kernel::Region& region : reads) {
-    const std::uint32_t record = prepare(region, false, id, stream);
-    if (record != kNil) query_read(records_[record], out);
+    if (!touches_no_byte(region)) query_read(records_[prepare(region, false, id, stream)], out);
   }
   for (const kernel::Region& region : writes) {
-    const std::uint32_t record = prepare(region, true, id, stream);
-    if (record != kNil) query_write(records_[record], out);
+    if (!touches_no_byte(region)) query_write(records_[prepare(region, true, id, stream)], out);
   }
 
   std::uint32_t instr;
@@ -106,6 +150,7 @@ std::size_t DependencyTracker::footprint_bytes() const {
   return sizeof(*this) + records_.capacity() * sizeof(RegionRecord) +
          instrs_.capacity() * sizeof(InstrRecord) + id_to_instr_.footprint_bytes() +
          buckets_.footprint_bytes() + bucket_pool_.capacity() * sizeof(Bucket) +
+         region_cache_.capacity() * sizeof(RegionCacheEntry) +
          candidates_.capacity() * sizeof(std::uint32_t) +
          prepared_.capacity() * sizeof(std::uint32_t);
 }
@@ -113,23 +158,25 @@ std::size_t DependencyTracker::footprint_bytes() const {
 // ---- queries ------------------------------------------------------------------------------
 
 [[gnu::always_inline]] inline void DependencyTracker::visit(std::uint32_t record,
-                                                            const NormalRegion& query,
+                                                            const RegionRecord& query,
                                                             std::uint64_t& newest_covering) {
   const RegionRecord& rec = records_[record];
   // The same region recurs constantly (buffers rewritten and reread): it overlaps and covers.
-  if (same_region(rec.region, query)) {
+  if (same_region(rec, query)) {
     candidates_.push_back(record);
     if (rec.id > newest_covering) newest_covering = rec.id;
     return;
   }
-  if (!regions_overlap(rec.region, query)) return;
+  if (!regions_overlap(rec.region, query.region)) return;
   candidates_.push_back(record);
-  if (rec.id > newest_covering && region_covers(rec.region, query)) newest_covering = rec.id;
+  if (rec.id > newest_covering && region_covers(rec.region, query.region)) {
+    newest_covering = rec.id;
+  }
 }
 
 [[gnu::always_inline]] inline void DependencyTracker::walk_bucket(std::uint32_t link,
                                                                   bool skip_second_links,
-                                                                  const NormalRegion& query,
+                                                                  const RegionRecord& query,
                                                                   const std::uint64_t& stop_below,
                                                                   std::uint64_t& newest_covering) {
   while (link != kNil) {
@@ -159,20 +206,20 @@ void DependencyTracker::collect(const RegionRecord& query, bool is_write,
       // scan order, every record of the level that overlaps the query, so it also replaces the
       // scan below.
       for (unsigned slot = 0; slot < query.bucket_count; ++slot) {
-        walk_bucket(bucket_pool_[query.bucket[slot]].head[is_write], slot > 0, region, stop_below,
+        walk_bucket(bucket_pool_[query.bucket[slot]].head[is_write], slot > 0, query, stop_below,
                     newest_covering);
       }
     } else if (buckets * 2 >= count) {
       // Fewer records at this level than buckets to probe: scan them all.
       for (std::uint32_t record = head; record != kNil && records_[record].id >= stop_below;
            record = records_[record].level_next) {
-        visit(record, region, newest_covering);
+        visit(record, query, newest_covering);
       }
     } else {
       for (std::uint64_t index = first; index <= last; ++index) {
         const std::uint32_t bucket = buckets_.find(bucket_key(region, level, index));
         if (bucket != kNil) {
-          walk_bucket(bucket_pool_[bucket].head[is_write], index != first, region, stop_below,
+          walk_bucket(bucket_pool_[bucket].head[is_write], index != first, query, stop_below,
                       newest_covering);
         }
       }
@@ -241,7 +288,7 @@ void DependencyTracker::supersede(std::uint32_t newer) {
     const std::uint32_t record = link >> 1;
     const RegionRecord& older = records_[record];
     if ((link & 1) == 0 && (rec.is_write || older.stream == rec.stream) &&
-        same_region(older.region, rec.region)) {
+        same_region(older, rec)) {
       unindex(record);
       return;
     }
@@ -261,15 +308,25 @@ void DependencyTracker::supersede(std::uint32_t newer) {
       bucket = static_cast<std::uint32_t>(bucket_pool_.size());
       bucket_pool_.emplace_back();
     }
-    bucket_pool_[bucket] = Bucket{key, {kNil, kNil}};
+    bucket_pool_[bucket] = Bucket{key, {kNil, kNil}, 0};
     slot = bucket;
   }
   return slot;
 }
 
+void DependencyTracker::unpin_bucket(std::uint32_t bucket) {
+  --bucket_pool_[bucket].pins;
+  // A region prepared in the add() in progress may be about to go into it.
+  for (const std::uint32_t record : prepared_) {
+    const std::array<std::uint32_t, 2>& used = records_[record].bucket;
+    if (used[0] == bucket || used[1] == bucket) return;
+  }
+  release_bucket_if_empty(bucket);
+}
+
 void DependencyTracker::release_bucket_if_empty(std::uint32_t bucket) {
   Bucket& entry = bucket_pool_[bucket];
-  if (entry.head[0] != kNil || entry.head[1] != kNil) return;
+  if (entry.head[0] != kNil || entry.head[1] != kNil || entry.pins != 0) return;
   buckets_.take(entry.key);
   entry.head[0] = free_bucket_;
   free_bucket_ = bucket;
