@@ -277,22 +277,58 @@ void DependencyTracker::query_write(const RegionRecord& query, std::vector<Depen
 
 // ---- index maintenance --------------------------------------------------------------------
 
-void DependencyTracker::supersede(std::uint32_t newer) {
+std::uint32_t DependencyTracker::superseded_by(const RegionRecord& newer) const {
   // The identical region, if indexed, is in the region's first bucket; a few newest links of
   // that bucket are enough to find it in the common case (a buffer rewritten every iteration,
   // one engine rereading a tile).
   constexpr int kLinksToLook = 4;
-  const RegionRecord& rec = records_[newer];
-  std::uint32_t link = rec.bucket_next[0];
+  std::uint32_t link = bucket_pool_[newer.bucket[0]].head[newer.is_write];
   for (int seen = 0; link != kNil && seen < kLinksToLook; ++seen) {
     const std::uint32_t record = link >> 1;
     const RegionRecord& older = records_[record];
-    if ((link & 1) == 0 && (rec.is_write || older.stream == rec.stream) &&
-        same_region(older, rec)) {
-      unindex(record);
-      return;
+    if ((link & 1) == 0 && (newer.is_write || older.stream == newer.stream) &&
+        same_region(older, newer)) {
+      return record;
     }
     link = older.bucket_next[link & 1];
+  }
+  return kNil;
+}
+
+void DependencyTracker::replace(std::uint32_t older, std::uint32_t newer) {
+  RegionRecord& old = records_[older];
+  RegionRecord& rec = records_[newer];
+  old.indexed = false;
+  // The level's count and mask stay as they are: one record in, one out.
+  Level& level = levels_[rec.group][rec.level];
+  rec.level_prev = kNil;
+  if (old.level_prev == kNil) {
+    rec.level_next = old.level_next;
+  } else {
+    records_[old.level_prev].level_next = old.level_next;
+    if (old.level_next != kNil) records_[old.level_next].level_prev = old.level_prev;
+    rec.level_next = level.head;
+    records_[level.head].level_prev = newer;
+  }
+  if (rec.level_next != kNil) records_[rec.level_next].level_prev = newer;
+  level.head = newer;
+
+  for (unsigned slot = 0; slot < rec.bucket_count; ++slot) {
+    const std::uint32_t link = newer << 1 | slot;
+    std::uint32_t& head = bucket_pool_[rec.bucket[slot]].head[rec.is_write];
+    rec.bucket_prev[slot] = kNil;
+    if (old.bucket_prev[slot] == kNil) {
+      rec.bucket_next[slot] = old.bucket_next[slot];
+    } else {
+      const std::uint32_t prev = old.bucket_prev[slot];
+      const std::uint32_t next = old.bucket_next[slot];
+      records_[prev >> 1].bucket_next[prev & 1] = next;
+      if (next != kNil) records_[next >> 1].bucket_prev[next & 1] = prev;
+      rec.bucket_next[slot] = head;
+    }
+    const std::uint32_t next = rec.bucket_next[slot];
+    if (next != kNil) records_[next >> 1].bucket_prev[next & 1] = link;
+    head = link;
   }
 }
 
@@ -342,6 +378,14 @@ void DependencyTracker::release_bucket_if_empty(std::uint32_t bucket) {
   rec.next_in_instr = instrs_[instr].first_region;
   instrs_[instr].first_region = record;
 
+  if (rec.is_write || rec.stream != kUnorderedStream) {
+    const std::uint32_t older = superseded_by(rec);
+    if (older != kNil) {
+      replace(older, record);
+      return;
+    }
+  }
+
   // Level and bucket lists are pushed at the front: ids only grow, so every list stays ordered
   // newest first, which lets collect() stop early.
   Level& level = levels_[rec.group][rec.level];
@@ -360,7 +404,6 @@ void DependencyTracker::release_bucket_if_empty(std::uint32_t bucket) {
     if (head != kNil) records_[head >> 1].bucket_prev[head & 1] = link;
     head = link;
   }
-  if (rec.is_write || rec.stream != kUnorderedStream) supersede(record);
 }
 
 void DependencyTracker::remove_region(std::uint32_t record) {

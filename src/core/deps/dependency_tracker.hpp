@@ -225,13 +225,18 @@ class DependencyTracker {
   void query_read(const RegionRecord& query, std::vector<Dependency>& out);
   void query_write(const RegionRecord& query, std::vector<Dependency>& out);
 
-  /// Indexes prepared `record` as a region of InstrRecord `instr`.
+  /// Indexes prepared `record` as a region of InstrRecord `instr`, in place of the record it
+  /// supersedes if any (see superseded_by()).
   void insert_region(std::uint32_t record, std::uint32_t instr);
-  /// Drops from the index the older record that `newer` (just inserted) supersedes: the write of
-  /// the same region if `newer` is a write, the read of the same region by the same in-order
-  /// stream if it is such a read; only if that record is among the few links after `newer` in
-  /// its first bucket.
-  void supersede(std::uint32_t newer);
+  /// The indexed record that prepared `newer` supersedes, or kNil: the write of the same region
+  /// if `newer` is a write, the read of the same region by the same in-order stream if it is
+  /// such a read; only if that record is among the few newest links of `newer`'s first bucket
+  /// (the links that will follow `newer` there).
+  std::uint32_t superseded_by(const RegionRecord& newer) const;
+  /// Indexes prepared `newer` and drops `older` (superseded_by(newer)) from the index. Both are
+  /// in the same level and buckets, so `newer` takes over `older`'s place in each list where
+  /// `older` is the head (the newest), and goes to the front where it is not.
+  void replace(std::uint32_t older, std::uint32_t newer);
   void unindex(std::uint32_t record);
   void remove_region(std::uint32_t record);
 
