@@ -187,42 +187,49 @@ std::size_t DependencyTracker::footprint_bytes() const {
   }
 }
 
-void DependencyTracker::collect(const RegionRecord& query, bool is_write,
-                                const std::uint64_t& stop_below, std::uint64_t& newest_covering) {
+[[gnu::always_inline]] inline void DependencyTracker::collect(const RegionRecord& query,
+                                                              bool is_write,
+                                                              const std::uint64_t& stop_below,
+                                                              std::uint64_t& newest_covering) {
   const NormalRegion& region = query.region;
   const unsigned group = group_of(region.memory, is_write);
   for (std::uint32_t mask = level_mask_[group]; mask != 0; mask &= mask - 1) {
     const auto level = static_cast<unsigned>(std::countr_zero(mask));
     const Level& entry = levels_[group][level];
-    const std::uint32_t head = entry.head;
-    if (records_[head].id < stop_below) continue;  // the level holds nothing newer
-    const unsigned shift = shift_of(level);
-    const std::uint64_t first = region.bytes.begin >> shift;
-    const std::uint64_t last = (region.bytes.end - 1) >> shift;
-    const std::uint64_t buckets = last - first + 1;
-    const std::uint32_t count = entry.count;
-    if (level == query.level && (buckets == 1 || buckets * 2 < count)) {
-      // The query's own buckets, acquired by prepare(): no hashing. A single bucket lists, in
-      // scan order, every record of the level that overlaps the query, so it also replaces the
-      // scan below.
-      for (unsigned slot = 0; slot < query.bucket_count; ++slot) {
-        walk_bucket(bucket_pool_[query.bucket[slot]].head[is_write], slot > 0, query, stop_below,
+    if (records_[entry.head].id < stop_below) continue;  // the level holds nothing newer
+    // Probing the query's buckets at this level is worth it when they are fewer than half the
+    // level's records; otherwise the level's list is scanned.
+    if (level == query.level) {
+      if (query.bucket_count == 1 || query.bucket_count * 2 < entry.count) {
+        // The query's own buckets, acquired by prepare(): no hashing. A single bucket lists, in
+        // scan order, every record of the level that overlaps the query, so it also replaces
+        // the scan.
+        walk_bucket(bucket_pool_[query.bucket[0]].head[is_write], false, query, stop_below,
                     newest_covering);
-      }
-    } else if (buckets * 2 >= count) {
-      // Fewer records at this level than buckets to probe: scan them all.
-      for (std::uint32_t record = head; record != kNil && records_[record].id >= stop_below;
-           record = records_[record].level_next) {
-        visit(record, query, newest_covering);
-      }
-    } else {
-      for (std::uint64_t index = first; index <= last; ++index) {
-        const std::uint32_t bucket = buckets_.find(bucket_key(region, level, index));
-        if (bucket != kNil) {
-          walk_bucket(bucket_pool_[bucket].head[is_write], index != first, query, stop_below,
+        if (query.bucket_count == 2) {
+          walk_bucket(bucket_pool_[query.bucket[1]].head[is_write], true, query, stop_below,
                       newest_covering);
         }
+        continue;
       }
+    } else {
+      const unsigned shift = shift_of(level);
+      const std::uint64_t first = region.bytes.begin >> shift;
+      const std::uint64_t last = (region.bytes.end - 1) >> shift;
+      if ((last - first + 1) * 2 < entry.count) {
+        for (std::uint64_t index = first; index <= last; ++index) {
+          const std::uint32_t bucket = buckets_.find(bucket_key(region, level, index));
+          if (bucket != kNil) {
+            walk_bucket(bucket_pool_[bucket].head[is_write], index != first, query, stop_below,
+                        newest_covering);
+          }
+        }
+        continue;
+      }
+    }
+    for (std::uint32_t record = entry.head; record != kNil && records_[record].id >= stop_below;
+         record = records_[record].level_next) {
+      visit(record, query, newest_covering);
     }
   }
 }
@@ -277,7 +284,8 @@ void DependencyTracker::query_write(const RegionRecord& query, std::vector<Depen
 
 // ---- index maintenance --------------------------------------------------------------------
 
-std::uint32_t DependencyTracker::superseded_by(const RegionRecord& newer) const {
+[[gnu::always_inline]] inline std::uint32_t DependencyTracker::superseded_by(
+    const RegionRecord& newer) const {
   // The identical region, if indexed, is in the region's first bucket; a few newest links of
   // that bucket are enough to find it in the common case (a buffer rewritten every iteration,
   // one engine rereading a tile).
@@ -295,7 +303,8 @@ std::uint32_t DependencyTracker::superseded_by(const RegionRecord& newer) const 
   return kNil;
 }
 
-void DependencyTracker::replace(std::uint32_t older, std::uint32_t newer) {
+[[gnu::always_inline]] inline void DependencyTracker::replace(std::uint32_t older,
+                                                              std::uint32_t newer) {
   RegionRecord& old = records_[older];
   RegionRecord& rec = records_[newer];
   old.indexed = false;
