@@ -106,6 +106,7 @@ std::uint64_t DependencyTracker::add(std::uint64_t id, std::span<const kernel::R
   // Every prepared region is inserted below, so its buckets do not stay empty (unpin_bucket()
   // does not free them meanwhile).
   prepared_.clear();
+  first_read_shape_ = 0;
   for (const kernel::Region& region : reads) {
     if (!touches_no_byte(region)) query_read(records_[prepare(region, false, id, stream)], out);
   }
@@ -259,6 +260,10 @@ void DependencyTracker::query_read(const RegionRecord& query, std::vector<Depend
       report(record, DependencyKind::kReadAfterWrite, out);
     }
   }
+  if (first_read_shape_ == 0) {
+    first_read_shape_ = query.shape;
+    first_read_covering_writer_ = covering_writer;
+  }
 }
 
 void DependencyTracker::query_write(const RegionRecord& query, std::vector<Dependency>& out) {
@@ -266,7 +271,14 @@ void DependencyTracker::query_write(const RegionRecord& query, std::vector<Depen
   // a covering reader R orders every older overlapping writer before it (RAW).
   candidates_.clear();
   std::uint64_t covering_writer = 0;
-  collect(query, true, covering_writer, covering_writer);
+  // When this instruction's first read is the same region (an accumulation), that read's
+  // query reported, as RAW (the stronger kind), every writer this one would report as WAW
+  // (writer_cutoff >= covering_writer): only their cutoff is needed.
+  if (query.shape == first_read_shape_) {
+    covering_writer = first_read_covering_writer_;
+  } else {
+    collect(query, true, covering_writer, covering_writer);
+  }
   const std::size_t writer_count = candidates_.size();
   std::uint64_t covering_reader = 0;
   collect(query, false, covering_writer, covering_reader);

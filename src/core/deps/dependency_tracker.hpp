@@ -256,6 +256,11 @@ class DependencyTracker {
 
   std::vector<std::uint32_t> candidates_;  ///< scratch of one query
   std::vector<std::uint32_t> prepared_;    ///< scratch of one add(): its non-empty regions
+  /// The first region the add() in progress reads (its shape, 0 before query_read() notes it)
+  /// and the newest writer covering it, for query_write(). The first read is the one that
+  /// matters: an accumulating matmul reads its destination first.
+  std::uint64_t first_read_shape_ = 0;
+  std::uint64_t first_read_covering_writer_ = 0;
   std::uint64_t add_stamp_ = 0;
   std::uint64_t last_id_ = 0;
   bool any_added_ = false;
