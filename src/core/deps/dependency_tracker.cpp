@@ -16,13 +16,13 @@ bool same_raw_region(const kernel::Region& a, const kernel::Region& b) {
          a.count == b.count;
 }
 
-/// Top `bits` bits of a Fibonacci hash of `region` (every field but the stride, which rarely
-/// tells two regions apart alone).
+/// Top `bits` bits of a Fibonacci hash of the fields that tell one core's regions apart: where
+/// a region starts and how long its runs are. The space rarely varies within one core's tracker,
+/// and the stride and count rarely differ alone; regions that collide only miss the cache.
 std::size_t region_hash(const kernel::Region& region, unsigned bits) {
-  const std::uint64_t mixed = region.byte_begin ^ region.run_bytes << 20 ^ region.count << 30 ^
+  const std::uint64_t mixed = region.byte_begin ^ region.run_bytes << 20 ^
                               std::uint64_t{region.partition_begin} << 36 ^
                               std::uint64_t{region.partition_end} << 44 ^
-                              std::uint64_t{region.space} << 52 ^
                               std::uint64_t{static_cast<std::uint8_t>(region.memory)} << 62;
   return static_cast<std::size_t>((mixed * 0x9E3779B97F4A7C15ull) >> (64 - bits));
 }
