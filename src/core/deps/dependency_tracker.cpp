@@ -325,32 +325,34 @@ void DependencyTracker::query_write(const RegionRecord& query, std::vector<Depen
   rec.level_prev = kNil;
   if (old.level_prev == kNil) {
     rec.level_next = old.level_next;
+    if (rec.level_next != kNil) records_[rec.level_next].level_prev = newer;
   } else {
     records_[old.level_prev].level_next = old.level_next;
     if (old.level_next != kNil) records_[old.level_next].level_prev = old.level_prev;
     rec.level_next = level.head;
     records_[level.head].level_prev = newer;
   }
-  if (rec.level_next != kNil) records_[rec.level_next].level_prev = newer;
   level.head = newer;
 
-  for (unsigned slot = 0; slot < rec.bucket_count; ++slot) {
+  const auto replace_in_bucket = [&](unsigned slot) {
     const std::uint32_t link = newer << 1 | slot;
     std::uint32_t& head = bucket_pool_[rec.bucket[slot]].head[rec.is_write];
     rec.bucket_prev[slot] = kNil;
-    if (old.bucket_prev[slot] == kNil) {
-      rec.bucket_next[slot] = old.bucket_next[slot];
+    const std::uint32_t prev = old.bucket_prev[slot];
+    const std::uint32_t next = old.bucket_next[slot];
+    if (prev == kNil) {
+      rec.bucket_next[slot] = next;
+      if (next != kNil) records_[next >> 1].bucket_prev[next & 1] = link;
     } else {
-      const std::uint32_t prev = old.bucket_prev[slot];
-      const std::uint32_t next = old.bucket_next[slot];
       records_[prev >> 1].bucket_next[prev & 1] = next;
       if (next != kNil) records_[next >> 1].bucket_prev[next & 1] = prev;
       rec.bucket_next[slot] = head;
+      records_[head >> 1].bucket_prev[head & 1] = link;
     }
-    const std::uint32_t next = rec.bucket_next[slot];
-    if (next != kNil) records_[next >> 1].bucket_prev[next & 1] = link;
     head = link;
-  }
+  };
+  replace_in_bucket(0);
+  if (rec.bucket_count == 2) replace_in_bucket(1);
 }
 
 [[gnu::always_inline]] inline std::uint32_t DependencyTracker::acquire_bucket(
@@ -417,14 +419,16 @@ void DependencyTracker::release_bucket_if_empty(std::uint32_t bucket) {
   ++level.count;
   level_mask_[rec.group] |= 1u << rec.level;
 
-  for (unsigned slot = 0; slot < rec.bucket_count; ++slot) {
+  const auto push_to_bucket = [&](unsigned slot) {
     const std::uint32_t link = record << 1 | slot;
     std::uint32_t& head = bucket_pool_[rec.bucket[slot]].head[rec.is_write];
     rec.bucket_prev[slot] = kNil;
     rec.bucket_next[slot] = head;
     if (head != kNil) records_[head >> 1].bucket_prev[head & 1] = link;
     head = link;
-  }
+  };
+  push_to_bucket(0);
+  if (rec.bucket_count == 2) push_to_bucket(1);
 }
 
 void DependencyTracker::remove_region(std::uint32_t record) {
