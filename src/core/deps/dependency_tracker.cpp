@@ -108,7 +108,15 @@ std::uint64_t DependencyTracker::add(std::uint64_t id, std::span<const kernel::R
   prepared_.clear();
   first_read_shape_ = 0;
   for (const kernel::Region& region : reads) {
-    if (!touches_no_byte(region)) query_read(records_[prepare(region, false, id, stream)], out);
+    if (touches_no_byte(region)) continue;
+    const RegionRecord& query = records_[prepare(region, false, id, stream)];
+    // A read waits for writers only: none of its memory in flight, nothing to query.
+    const unsigned writers = group_of(query.region.memory, true);
+    const std::uint64_t covering_writer = level_mask_[writers] != 0 ? query_read(query, out) : 0;
+    if (first_read_shape_ == 0) {
+      first_read_shape_ = query.shape;
+      first_read_covering_writer_ = covering_writer;
+    }
   }
   for (const kernel::Region& region : writes) {
     if (!touches_no_byte(region)) query_write(records_[prepare(region, true, id, stream)], out);
@@ -250,7 +258,8 @@ std::size_t DependencyTracker::footprint_bytes() const {
   if (newest_ == kNoProducer || instr.id > newest_) newest_ = instr.id;
 }
 
-void DependencyTracker::query_read(const RegionRecord& query, std::vector<Dependency>& out) {
+std::uint64_t DependencyTracker::query_read(const RegionRecord& query,
+                                            std::vector<Dependency>& out) {
   // Writers older than the newest writer covering the query are ordered before it (WAW).
   candidates_.clear();
   std::uint64_t covering_writer = 0;
@@ -260,10 +269,7 @@ void DependencyTracker::query_read(const RegionRecord& query, std::vector<Depend
       report(record, DependencyKind::kReadAfterWrite, out);
     }
   }
-  if (first_read_shape_ == 0) {
-    first_read_shape_ = query.shape;
-    first_read_covering_writer_ = covering_writer;
-  }
+  return covering_writer;
 }
 
 void DependencyTracker::query_write(const RegionRecord& query, std::vector<Dependency>& out) {

@@ -222,7 +222,8 @@ class DependencyTracker {
                    const std::uint64_t& stop_below, std::uint64_t& newest_covering);
   void visit(std::uint32_t record, const RegionRecord& query, std::uint64_t& newest_covering);
   void report(std::uint32_t record, DependencyKind kind, std::vector<Dependency>& out);
-  void query_read(const RegionRecord& query, std::vector<Dependency>& out);
+  /// Reports the writers `query` reads after; returns the newest writer covering it (0: none).
+  std::uint64_t query_read(const RegionRecord& query, std::vector<Dependency>& out);
   void query_write(const RegionRecord& query, std::vector<Dependency>& out);
 
   /// Indexes prepared `record` as a region of InstrRecord `instr`, in place of the record it
@@ -256,8 +257,8 @@ class DependencyTracker {
 
   std::vector<std::uint32_t> candidates_;  ///< scratch of one query
   std::vector<std::uint32_t> prepared_;    ///< scratch of one add(): its non-empty regions
-  /// The first region the add() in progress reads (its shape, 0 before query_read() notes it)
-  /// and the newest writer covering it, for query_write(). The first read is the one that
+  /// The first region the add() in progress reads (its shape, 0 before add() notes it) and the
+  /// newest writer covering it, for query_write(). The first read is the one that
   /// matters: an accumulating matmul reads its destination first.
   std::uint64_t first_read_shape_ = 0;
   std::uint64_t first_read_covering_writer_ = 0;
