@@ -251,6 +251,25 @@ TEST(DependencyTracker, EmptyRegionsAreIgnored) {
   tracker.retire(1);
 }
 
+TEST(DependencyTracker, MoreRegionsInOneInstructionThanTheRegionCacheHolds) {
+  // 1000 distinct 64-byte tiles, each in its own index bucket: the tracker's region cache (256
+  // entries) evicts entries, unpinning their buckets, while the same add() still has to index
+  // earlier tiles in them.
+  DependencyTracker tracker;
+  Regions tiles;
+  for (std::uint64_t i = 0; i < 1000; ++i) tiles.push_back(sbuf(0, 128, i * 64, 64));
+  EXPECT_EQ(add(tracker, 0, {}, tiles), Deps{});
+  EXPECT_EQ(add(tracker, 1, tiles, {}), (Deps{{0, kRaw}}));
+  tracker.retire(0);
+  EXPECT_EQ(add(tracker, 2, {}, {tiles[999]}), (Deps{{1, kWar}}));
+  // Writing tile 999 again waits for 2 only: 2 covers it and is newer than the reader 1.
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    EXPECT_EQ(add(tracker, 3 + i, {}, {tiles[i]}),
+              (Deps{{i == 999 ? 2u : 1u, i == 999 ? kWaw : kWar}}))
+        << "tile " << i;
+  }
+}
+
 TEST(DependencyTracker, RejectsMisuse) {
   DependencyTracker tracker;
   add(tracker, 5, {}, {});

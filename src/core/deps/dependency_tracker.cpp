@@ -7,7 +7,29 @@
 
 namespace trnsim::deps {
 
-DependencyTracker::DependencyTracker() {
+namespace {
+
+bool same_raw_region(const kernel::Region& a, const kernel::Region& b) {
+  return a.byte_begin == b.byte_begin && a.run_bytes == b.run_bytes &&
+         a.partition_begin == b.partition_begin && a.partition_end == b.partition_end &&
+         a.space == b.space && a.memory == b.memory && a.stride_bytes == b.stride_bytes &&
+         a.count == b.count;
+}
+
+/// Top `bits` bits of a Fibonacci hash of the fields that tell one core's regions apart: where
+/// a region starts and how long its runs are. The space rarely varies within one core's tracker,
+/// and the stride and count rarely differ alone; regions that collide only miss the cache.
+std::size_t region_hash(const kernel::Region& region, unsigned bits) {
+  const std::uint64_t mixed = region.byte_begin ^ region.run_bytes << 20 ^
+                              std::uint64_t{region.partition_begin} << 36 ^
+                              std::uint64_t{region.partition_end} << 44 ^
+                              std::uint64_t{static_cast<std::uint8_t>(region.memory)} << 62;
+  return static_cast<std::size_t>((mixed * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+}
+
+}  // namespace
+
+DependencyTracker::DependencyTracker() : region_cache_(std::size_t{1} << kRegionCacheBits) {
   candidates_.reserve(64);
 }
 
@@ -18,30 +40,53 @@ unsigned DependencyTracker::level_for_extent(std::uint64_t bytes) {
   return std::min(kLevels - 1, (log2_ceil - kBaseShift + kLevelStep - 1) / kLevelStep);
 }
 
-std::uint32_t DependencyTracker::prepare(const kernel::Region& region, bool is_write,
-                                         std::uint64_t id, std::uint32_t stream) {
+void DependencyTracker::fill(RegionCacheEntry& entry, const kernel::Region& region) {
+  const std::array<std::uint32_t, 2> evicted = entry.bucket;
+  const unsigned evicted_count = entry.bucket_count;
+  entry.raw = region;
+  normalize(region, entry.region);
+  const BytePattern& bytes = entry.region.bytes;
+  const unsigned level = level_for_extent(bytes.end - bytes.begin);
+  const unsigned shift = shift_of(level);
+  const std::uint64_t first = bytes.begin >> shift;
+  entry.shape = ++last_shape_;
+  entry.level = static_cast<std::uint8_t>(level);
+  entry.bucket_count = static_cast<std::uint8_t>(((bytes.end - 1) >> shift) - first + 1);
+  entry.bucket = {kNil, kNil};
+  for (unsigned slot = 0; slot < entry.bucket_count; ++slot) {
+    entry.bucket[slot] = acquire_bucket(bucket_key(entry.region, level, first + slot));
+    ++bucket_pool_[entry.bucket[slot]].pins;
+  }
+  // Unpinned after the new pins, so a bucket the new region shares is not freed and recreated.
+  for (unsigned slot = 0; slot < evicted_count; ++slot) unpin_bucket(evicted[slot]);
+}
+
+[[gnu::always_inline]] inline std::uint32_t DependencyTracker::prepare(const kernel::Region& region,
+                                                                       bool is_write,
+                                                                       std::uint64_t id,
+                                                                       std::uint32_t stream) {
+  RegionCacheEntry& entry = region_cache_[region_hash(region, kRegionCacheBits)];
+  // An empty entry's raw region touches no byte, so it matches no region prepared here.
+  if (!same_raw_region(entry.raw, region)) [[unlikely]] {
+    fill(entry, region);
+  }
   if (free_record_ == kNil) {
     free_record_ = static_cast<std::uint32_t>(records_.size());
     records_.emplace_back();
   }
   const std::uint32_t record = free_record_;
   RegionRecord& rec = records_[record];
-  if (!normalize(region, rec.region)) return kNil;  // the record stays free
   free_record_ = rec.next_in_instr;
-  const BytePattern& bytes = rec.region.bytes;
-  const unsigned level = level_for_extent(bytes.end - bytes.begin);
-  const unsigned shift = shift_of(level);
-  const std::uint64_t first = bytes.begin >> shift;
+  rec.region = entry.region;
+  rec.shape = entry.shape;
   rec.id = id;
   rec.stream = stream;
   rec.is_write = is_write;
   rec.indexed = false;
-  rec.group = static_cast<std::uint8_t>(group_of(rec.region.memory, is_write));
-  rec.level = static_cast<std::uint8_t>(level);
-  rec.bucket_count = static_cast<std::uint8_t>(((bytes.end - 1) >> shift) - first + 1);
-  rec.bucket[0] = acquire_bucket(bucket_key(rec.region, level, first));
-  if (rec.bucket_count == 2)
-    rec.bucket[1] = acquire_bucket(bucket_key(rec.region, level, first + 1));
+  rec.group = static_cast<std::uint8_t>(group_of(entry.region.memory, is_write));
+  rec.level = entry.level;
+  rec.bucket_count = entry.bucket_count;
+  rec.bucket = entry.bucket;
   prepared_.push_back(record);
   return record;
 }
@@ -58,15 +103,23 @@ std::uint64_t DependencyTracker::add(std::uint64_t id, std::span<const kernel::R
   ++add_stamp_;
   newest_ = kNoProducer;
 
-  // Every prepared region is inserted below, so the buckets prepare() creates do not stay empty.
+  // Every prepared region is inserted below, so its buckets do not stay empty (unpin_bucket()
+  // does not free them meanwhile).
   prepared_.clear();
+  first_read_shape_ = 0;
   for (const kernel::Region& region : reads) {
-    const std::uint32_t record = prepare(region, false, id, stream);
-    if (record != kNil) query_read(records_[record], out);
+    if (touches_no_byte(region)) continue;
+    const RegionRecord& query = records_[prepare(region, false, id, stream)];
+    // A read waits for writers only: none of its memory in flight, nothing to query.
+    const unsigned writers = group_of(query.region.memory, true);
+    const std::uint64_t covering_writer = level_mask_[writers] != 0 ? query_read(query, out) : 0;
+    if (first_read_shape_ == 0) {
+      first_read_shape_ = query.shape;
+      first_read_covering_writer_ = covering_writer;
+    }
   }
   for (const kernel::Region& region : writes) {
-    const std::uint32_t record = prepare(region, true, id, stream);
-    if (record != kNil) query_write(records_[record], out);
+    if (!touches_no_byte(region)) query_write(records_[prepare(region, true, id, stream)], out);
   }
 
   std::uint32_t instr;
@@ -106,6 +159,7 @@ std::size_t DependencyTracker::footprint_bytes() const {
   return sizeof(*this) + records_.capacity() * sizeof(RegionRecord) +
          instrs_.capacity() * sizeof(InstrRecord) + id_to_instr_.footprint_bytes() +
          buckets_.footprint_bytes() + bucket_pool_.capacity() * sizeof(Bucket) +
+         region_cache_.capacity() * sizeof(RegionCacheEntry) +
          candidates_.capacity() * sizeof(std::uint32_t) +
          prepared_.capacity() * sizeof(std::uint32_t);
 }
@@ -113,23 +167,25 @@ std::size_t DependencyTracker::footprint_bytes() const {
 // ---- queries ------------------------------------------------------------------------------
 
 [[gnu::always_inline]] inline void DependencyTracker::visit(std::uint32_t record,
-                                                            const NormalRegion& query,
+                                                            const RegionRecord& query,
                                                             std::uint64_t& newest_covering) {
   const RegionRecord& rec = records_[record];
   // The same region recurs constantly (buffers rewritten and reread): it overlaps and covers.
-  if (same_region(rec.region, query)) {
+  if (same_region(rec, query)) {
     candidates_.push_back(record);
     if (rec.id > newest_covering) newest_covering = rec.id;
     return;
   }
-  if (!regions_overlap(rec.region, query)) return;
+  if (!regions_overlap(rec.region, query.region)) return;
   candidates_.push_back(record);
-  if (rec.id > newest_covering && region_covers(rec.region, query)) newest_covering = rec.id;
+  if (rec.id > newest_covering && region_covers(rec.region, query.region)) {
+    newest_covering = rec.id;
+  }
 }
 
 [[gnu::always_inline]] inline void DependencyTracker::walk_bucket(std::uint32_t link,
                                                                   bool skip_second_links,
-                                                                  const NormalRegion& query,
+                                                                  const RegionRecord& query,
                                                                   const std::uint64_t& stop_below,
                                                                   std::uint64_t& newest_covering) {
   while (link != kNil) {
@@ -140,42 +196,49 @@ std::size_t DependencyTracker::footprint_bytes() const {
   }
 }
 
-void DependencyTracker::collect(const RegionRecord& query, bool is_write,
-                                const std::uint64_t& stop_below, std::uint64_t& newest_covering) {
+[[gnu::always_inline]] inline void DependencyTracker::collect(const RegionRecord& query,
+                                                              bool is_write,
+                                                              const std::uint64_t& stop_below,
+                                                              std::uint64_t& newest_covering) {
   const NormalRegion& region = query.region;
   const unsigned group = group_of(region.memory, is_write);
   for (std::uint32_t mask = level_mask_[group]; mask != 0; mask &= mask - 1) {
     const auto level = static_cast<unsigned>(std::countr_zero(mask));
     const Level& entry = levels_[group][level];
-    const std::uint32_t head = entry.head;
-    if (records_[head].id < stop_below) continue;  // the level holds nothing newer
-    const unsigned shift = shift_of(level);
-    const std::uint64_t first = region.bytes.begin >> shift;
-    const std::uint64_t last = (region.bytes.end - 1) >> shift;
-    const std::uint64_t buckets = last - first + 1;
-    const std::uint32_t count = entry.count;
-    if (level == query.level && (buckets == 1 || buckets * 2 < count)) {
-      // The query's own buckets, acquired by prepare(): no hashing. A single bucket lists, in
-      // scan order, every record of the level that overlaps the query, so it also replaces the
-      // scan below.
-      for (unsigned slot = 0; slot < query.bucket_count; ++slot) {
-        walk_bucket(bucket_pool_[query.bucket[slot]].head[is_write], slot > 0, region, stop_below,
+    if (records_[entry.head].id < stop_below) continue;  // the level holds nothing newer
+    // Probing the query's buckets at this level is worth it when they are fewer than half the
+    // level's records; otherwise the level's list is scanned.
+    if (level == query.level) {
+      if (query.bucket_count == 1 || query.bucket_count * 2 < entry.count) {
+        // The query's own buckets, acquired by prepare(): no hashing. A single bucket lists, in
+        // scan order, every record of the level that overlaps the query, so it also replaces
+        // the scan.
+        walk_bucket(bucket_pool_[query.bucket[0]].head[is_write], false, query, stop_below,
                     newest_covering);
-      }
-    } else if (buckets * 2 >= count) {
-      // Fewer records at this level than buckets to probe: scan them all.
-      for (std::uint32_t record = head; record != kNil && records_[record].id >= stop_below;
-           record = records_[record].level_next) {
-        visit(record, region, newest_covering);
-      }
-    } else {
-      for (std::uint64_t index = first; index <= last; ++index) {
-        const std::uint32_t bucket = buckets_.find(bucket_key(region, level, index));
-        if (bucket != kNil) {
-          walk_bucket(bucket_pool_[bucket].head[is_write], index != first, region, stop_below,
+        if (query.bucket_count == 2) {
+          walk_bucket(bucket_pool_[query.bucket[1]].head[is_write], true, query, stop_below,
                       newest_covering);
         }
+        continue;
       }
+    } else {
+      const unsigned shift = shift_of(level);
+      const std::uint64_t first = region.bytes.begin >> shift;
+      const std::uint64_t last = (region.bytes.end - 1) >> shift;
+      if ((last - first + 1) * 2 < entry.count) {
+        for (std::uint64_t index = first; index <= last; ++index) {
+          const std::uint32_t bucket = buckets_.find(bucket_key(region, level, index));
+          if (bucket != kNil) {
+            walk_bucket(bucket_pool_[bucket].head[is_write], index != first, query, stop_below,
+                        newest_covering);
+          }
+        }
+        continue;
+      }
+    }
+    for (std::uint32_t record = entry.head; record != kNil && records_[record].id >= stop_below;
+         record = records_[record].level_next) {
+      visit(record, query, newest_covering);
     }
   }
 }
@@ -195,7 +258,8 @@ void DependencyTracker::collect(const RegionRecord& query, bool is_write,
   if (newest_ == kNoProducer || instr.id > newest_) newest_ = instr.id;
 }
 
-void DependencyTracker::query_read(const RegionRecord& query, std::vector<Dependency>& out) {
+std::uint64_t DependencyTracker::query_read(const RegionRecord& query,
+                                            std::vector<Dependency>& out) {
   // Writers older than the newest writer covering the query are ordered before it (WAW).
   candidates_.clear();
   std::uint64_t covering_writer = 0;
@@ -205,6 +269,7 @@ void DependencyTracker::query_read(const RegionRecord& query, std::vector<Depend
       report(record, DependencyKind::kReadAfterWrite, out);
     }
   }
+  return covering_writer;
 }
 
 void DependencyTracker::query_write(const RegionRecord& query, std::vector<Dependency>& out) {
@@ -212,7 +277,14 @@ void DependencyTracker::query_write(const RegionRecord& query, std::vector<Depen
   // a covering reader R orders every older overlapping writer before it (RAW).
   candidates_.clear();
   std::uint64_t covering_writer = 0;
-  collect(query, true, covering_writer, covering_writer);
+  // When this instruction's first read is the same region (an accumulation), that read's
+  // query reported, as RAW (the stronger kind), every writer this one would report as WAW
+  // (writer_cutoff >= covering_writer): only their cutoff is needed.
+  if (query.shape == first_read_shape_) {
+    covering_writer = first_read_covering_writer_;
+  } else {
+    collect(query, true, covering_writer, covering_writer);
+  }
   const std::size_t writer_count = candidates_.size();
   std::uint64_t covering_reader = 0;
   collect(query, false, covering_writer, covering_reader);
@@ -230,23 +302,63 @@ void DependencyTracker::query_write(const RegionRecord& query, std::vector<Depen
 
 // ---- index maintenance --------------------------------------------------------------------
 
-void DependencyTracker::supersede(std::uint32_t newer) {
+[[gnu::always_inline]] inline std::uint32_t DependencyTracker::superseded_by(
+    const RegionRecord& newer) const {
   // The identical region, if indexed, is in the region's first bucket; a few newest links of
   // that bucket are enough to find it in the common case (a buffer rewritten every iteration,
   // one engine rereading a tile).
   constexpr int kLinksToLook = 4;
-  const RegionRecord& rec = records_[newer];
-  std::uint32_t link = rec.bucket_next[0];
+  std::uint32_t link = bucket_pool_[newer.bucket[0]].head[newer.is_write];
   for (int seen = 0; link != kNil && seen < kLinksToLook; ++seen) {
     const std::uint32_t record = link >> 1;
     const RegionRecord& older = records_[record];
-    if ((link & 1) == 0 && (rec.is_write || older.stream == rec.stream) &&
-        same_region(older.region, rec.region)) {
-      unindex(record);
-      return;
+    if ((link & 1) == 0 && (newer.is_write || older.stream == newer.stream) &&
+        same_region(older, newer)) {
+      return record;
     }
     link = older.bucket_next[link & 1];
   }
+  return kNil;
+}
+
+[[gnu::always_inline]] inline void DependencyTracker::replace(std::uint32_t older,
+                                                              std::uint32_t newer) {
+  RegionRecord& old = records_[older];
+  RegionRecord& rec = records_[newer];
+  old.indexed = false;
+  // The level's count and mask stay as they are: one record in, one out.
+  Level& level = levels_[rec.group][rec.level];
+  rec.level_prev = kNil;
+  if (old.level_prev == kNil) {
+    rec.level_next = old.level_next;
+    if (rec.level_next != kNil) records_[rec.level_next].level_prev = newer;
+  } else {
+    records_[old.level_prev].level_next = old.level_next;
+    if (old.level_next != kNil) records_[old.level_next].level_prev = old.level_prev;
+    rec.level_next = level.head;
+    records_[level.head].level_prev = newer;
+  }
+  level.head = newer;
+
+  const auto replace_in_bucket = [&](unsigned slot) {
+    const std::uint32_t link = newer << 1 | slot;
+    std::uint32_t& head = bucket_pool_[rec.bucket[slot]].head[rec.is_write];
+    rec.bucket_prev[slot] = kNil;
+    const std::uint32_t prev = old.bucket_prev[slot];
+    const std::uint32_t next = old.bucket_next[slot];
+    if (prev == kNil) {
+      rec.bucket_next[slot] = next;
+      if (next != kNil) records_[next >> 1].bucket_prev[next & 1] = link;
+    } else {
+      records_[prev >> 1].bucket_next[prev & 1] = next;
+      if (next != kNil) records_[next >> 1].bucket_prev[next & 1] = prev;
+      rec.bucket_next[slot] = head;
+      records_[head >> 1].bucket_prev[head & 1] = link;
+    }
+    head = link;
+  };
+  replace_in_bucket(0);
+  if (rec.bucket_count == 2) replace_in_bucket(1);
 }
 
 [[gnu::always_inline]] inline std::uint32_t DependencyTracker::acquire_bucket(
@@ -261,15 +373,25 @@ void DependencyTracker::supersede(std::uint32_t newer) {
       bucket = static_cast<std::uint32_t>(bucket_pool_.size());
       bucket_pool_.emplace_back();
     }
-    bucket_pool_[bucket] = Bucket{key, {kNil, kNil}};
+    bucket_pool_[bucket] = Bucket{key, {kNil, kNil}, 0};
     slot = bucket;
   }
   return slot;
 }
 
+void DependencyTracker::unpin_bucket(std::uint32_t bucket) {
+  --bucket_pool_[bucket].pins;
+  // A region prepared in the add() in progress may be about to go into it.
+  for (const std::uint32_t record : prepared_) {
+    const std::array<std::uint32_t, 2>& used = records_[record].bucket;
+    if (used[0] == bucket || used[1] == bucket) return;
+  }
+  release_bucket_if_empty(bucket);
+}
+
 void DependencyTracker::release_bucket_if_empty(std::uint32_t bucket) {
   Bucket& entry = bucket_pool_[bucket];
-  if (entry.head[0] != kNil || entry.head[1] != kNil) return;
+  if (entry.head[0] != kNil || entry.head[1] != kNil || entry.pins != 0) return;
   buckets_.take(entry.key);
   entry.head[0] = free_bucket_;
   free_bucket_ = bucket;
@@ -285,6 +407,14 @@ void DependencyTracker::release_bucket_if_empty(std::uint32_t bucket) {
   rec.next_in_instr = instrs_[instr].first_region;
   instrs_[instr].first_region = record;
 
+  if (rec.is_write || rec.stream != kUnorderedStream) {
+    const std::uint32_t older = superseded_by(rec);
+    if (older != kNil) {
+      replace(older, record);
+      return;
+    }
+  }
+
   // Level and bucket lists are pushed at the front: ids only grow, so every list stays ordered
   // newest first, which lets collect() stop early.
   Level& level = levels_[rec.group][rec.level];
@@ -295,15 +425,16 @@ void DependencyTracker::release_bucket_if_empty(std::uint32_t bucket) {
   ++level.count;
   level_mask_[rec.group] |= 1u << rec.level;
 
-  for (unsigned slot = 0; slot < rec.bucket_count; ++slot) {
+  const auto push_to_bucket = [&](unsigned slot) {
     const std::uint32_t link = record << 1 | slot;
     std::uint32_t& head = bucket_pool_[rec.bucket[slot]].head[rec.is_write];
     rec.bucket_prev[slot] = kNil;
     rec.bucket_next[slot] = head;
     if (head != kNil) records_[head >> 1].bucket_prev[head & 1] = link;
     head = link;
-  }
-  if (rec.is_write || rec.stream != kUnorderedStream) supersede(record);
+  };
+  push_to_bucket(0);
+  if (rec.bucket_count == 2) push_to_bucket(1);
 }
 
 void DependencyTracker::remove_region(std::uint32_t record) {

@@ -58,12 +58,13 @@ inline constexpr std::uint32_t kUnorderedStream = ~std::uint32_t{0};
 /// buffer waits for W2 alone). This keeps a buffer rewritten every iteration (a DMA target far
 /// ahead of its consumers) from filling the index with writers.
 ///
-/// Cost per add(): for each region, one hash lookup of its own buckets, one or a few probes per
-/// other occupied index level, plus a visit of each record in the walked buckets that is newer
-/// than the newest covering writer (lists are kept newest first, so the walk stops there).
-/// retire(): O(regions). Memory: O(peak in-flight regions); no allocation once the pools have
-/// reached that peak (the `out` vector is the caller's: reuse it). bench/deps_bench.cpp
-/// measures it.
+/// Cost per add(): for each region, one lookup in a small cache of recently seen regions (on a
+/// miss, normalization and a hash lookup of its buckets), one or a few probes per other occupied
+/// index level, plus a visit of each record in the walked buckets that is newer than the newest
+/// covering writer (lists are kept newest first, so the walk stops there). retire():
+/// O(regions). Memory: O(peak in-flight regions) plus the fixed-size region cache; no allocation
+/// once the pools have reached that peak (the `out` vector is the caller's: reuse it).
+/// bench/deps_bench.cpp measures it.
 ///
 /// In-order streams. An instruction added with a `stream` (e.g. its engine) promises that the
 /// stream's instructions read their inputs in program order: a later one starts after an
@@ -118,16 +119,19 @@ class DependencyTracker {
       return key.index ^ (key.tag * 0xC2B2AE3D27D4EB4Full);
     }
   };
-  /// A pooled bucket: its index stays valid while the bucket holds a record. Links are
-  /// (record << 1 | the record's bucket slot); lists are newest first.
+  /// A pooled bucket: its index stays valid while the bucket holds a record or is pinned by a
+  /// region cache entry. Links are (record << 1 | the record's bucket slot); lists are newest
+  /// first.
   struct Bucket {
     BucketKey key;
     std::array<std::uint32_t, 2> head{kNil, kNil};  ///< [is_write]; head[0]: next free bucket
+    std::uint32_t pins = 0;                         ///< region cache entries that hold it
   };
 
   /// One region of one in-flight instruction.
   struct RegionRecord {
     NormalRegion region;
+    std::uint64_t shape = 0;     ///< region cache fill it came from (see RegionCacheEntry)
     std::uint64_t id = 0;        ///< owning instruction's id
     std::uint32_t instr = kNil;  ///< owning InstrRecord
     std::uint32_t stream = kUnorderedStream;
@@ -150,6 +154,24 @@ class DependencyTracker {
     std::uint32_t count = 0;
   };
 
+  /// Region cache: kernels name a few dozen distinct regions over and over (tiles, PSUM banks),
+  /// so the normal form and index placement of a recently seen kernel::Region are kept and reused
+  /// instead of renormalizing and rehashing it. Direct-mapped on a hash of the raw Region, a
+  /// fixed number of entries (memory stays bounded). An entry pins its buckets so the handles stay
+  /// valid while the buckets are empty.
+  struct RegionCacheEntry {
+    kernel::Region raw;
+    NormalRegion region;
+    /// Nonzero and unique to this fill of the entry: records with the same shape are the same
+    /// region, which settles most same_region() tests with one comparison. 0: empty entry.
+    std::uint64_t shape = 0;
+    std::array<std::uint32_t, 2> bucket{kNil, kNil};
+    std::uint8_t bucket_count = 0;
+    std::uint8_t level = 0;
+  };
+  /// 256 entries (32 KiB): several times the distinct regions of the example kernels.
+  static constexpr unsigned kRegionCacheBits = 8;
+
   struct InstrRecord {
     std::uint64_t id = 0;
     std::uint64_t add_stamp = 0;        ///< last add() that reported it
@@ -167,15 +189,24 @@ class DependencyTracker {
             index};
   }
 
-  /// Normalizes `region` into a new record of instruction `id`, not indexed yet, with its
-  /// level and its buckets (acquired here, so its queries walk them without hashing). Returns
-  /// the record, or kNil when the region is empty (the record is left on the free list).
+  /// A new record of instruction `id` for non-empty `region`, not indexed yet, with its normal
+  /// form, level and buckets (from the region cache, so its queries walk them without hashing).
+  /// The record is appended to prepared_.
   std::uint32_t prepare(const kernel::Region& region, bool is_write, std::uint64_t id,
                         std::uint32_t stream);
+  /// Makes `entry` the region cache entry of non-empty `region`: normalizes it, acquires and
+  /// pins its buckets, and unpins those of the region it held.
+  [[gnu::noinline]] void fill(RegionCacheEntry& entry, const kernel::Region& region);
   /// The pooled bucket of `key`, created empty if absent.
   std::uint32_t acquire_bucket(const BucketKey& key);
-  /// Frees bucket `bucket` if it holds no record any more.
+  /// Drops a region cache entry's pin of `bucket`, freeing the bucket if nothing uses it.
+  void unpin_bucket(std::uint32_t bucket);
+  /// Frees bucket `bucket` if it holds no record and no cache entry pins it.
   void release_bucket_if_empty(std::uint32_t bucket);
+  /// Whether records `a` and `b` have the same normal form (the same bytes).
+  static bool same_region(const RegionRecord& a, const RegionRecord& b) {
+    return a.shape == b.shape || deps::same_region(a.region, b.region);
+  }
 
   /// Appends to candidates_ the readers (is_write false) or writers of the query's memory that
   /// overlap it, in ascending level order, each level in its list or bucket order; except
@@ -187,20 +218,26 @@ class DependencyTracker {
                std::uint64_t& newest_covering);
   /// Walks one bucket list from `link` (see collect()). `skip_second_links`: the records' first
   /// buckets were walked already, so links through a second bucket are not visited again.
-  void walk_bucket(std::uint32_t link, bool skip_second_links, const NormalRegion& query,
+  void walk_bucket(std::uint32_t link, bool skip_second_links, const RegionRecord& query,
                    const std::uint64_t& stop_below, std::uint64_t& newest_covering);
-  void visit(std::uint32_t record, const NormalRegion& query, std::uint64_t& newest_covering);
+  void visit(std::uint32_t record, const RegionRecord& query, std::uint64_t& newest_covering);
   void report(std::uint32_t record, DependencyKind kind, std::vector<Dependency>& out);
-  void query_read(const RegionRecord& query, std::vector<Dependency>& out);
+  /// Reports the writers `query` reads after; returns the newest writer covering it (0: none).
+  std::uint64_t query_read(const RegionRecord& query, std::vector<Dependency>& out);
   void query_write(const RegionRecord& query, std::vector<Dependency>& out);
 
-  /// Indexes prepared `record` as a region of InstrRecord `instr`.
+  /// Indexes prepared `record` as a region of InstrRecord `instr`, in place of the record it
+  /// supersedes if any (see superseded_by()).
   void insert_region(std::uint32_t record, std::uint32_t instr);
-  /// Drops from the index the older record that `newer` (just inserted) supersedes: the write of
-  /// the same region if `newer` is a write, the read of the same region by the same in-order
-  /// stream if it is such a read; only if that record is among the few links after `newer` in
-  /// its first bucket.
-  void supersede(std::uint32_t newer);
+  /// The indexed record that prepared `newer` supersedes, or kNil: the write of the same region
+  /// if `newer` is a write, the read of the same region by the same in-order stream if it is
+  /// such a read; only if that record is among the few newest links of `newer`'s first bucket
+  /// (the links that will follow `newer` there).
+  std::uint32_t superseded_by(const RegionRecord& newer) const;
+  /// Indexes prepared `newer` and drops `older` (superseded_by(newer)) from the index. Both are
+  /// in the same level and buckets, so `newer` takes over `older`'s place in each list where
+  /// `older` is the head (the newest), and goes to the front where it is not.
+  void replace(std::uint32_t older, std::uint32_t newer);
   void unindex(std::uint32_t record);
   void remove_region(std::uint32_t record);
 
@@ -212,12 +249,19 @@ class DependencyTracker {
   FlatU32Map<BucketKey, BucketKeyHash> buckets_;  ///< key -> pooled Bucket
   std::vector<Bucket> bucket_pool_;
   std::uint32_t free_bucket_ = kNil;
+  std::vector<RegionCacheEntry> region_cache_;  ///< 2^kRegionCacheBits entries
+  std::uint64_t last_shape_ = 0;                ///< RegionCacheEntry::shape of the latest fill
 
   std::array<std::array<Level, kLevels>, kGroups> levels_{};
   std::array<std::uint32_t, kGroups> level_mask_{};  ///< bit l set: level l is not empty
 
   std::vector<std::uint32_t> candidates_;  ///< scratch of one query
   std::vector<std::uint32_t> prepared_;    ///< scratch of one add(): its non-empty regions
+  /// The first region the add() in progress reads (its shape, 0 before add() notes it) and the
+  /// newest writer covering it, for query_write(). The first read is the one that
+  /// matters: an accumulating matmul reads its destination first.
+  std::uint64_t first_read_shape_ = 0;
+  std::uint64_t first_read_covering_writer_ = 0;
   std::uint64_t add_stamp_ = 0;
   std::uint64_t last_id_ = 0;
   bool any_added_ = false;

@@ -40,15 +40,18 @@ struct NormalRegion {
   BytePattern bytes;
 };
 
+/// True when `region` touches no byte: run_bytes == 0, count == 0 or an empty partition range.
+inline bool touches_no_byte(const kernel::Region& region) {
+  return region.run_bytes == 0 || region.count == 0 ||
+         region.partition_end <= region.partition_begin;
+}
+
 /// Writes the normal form of `region` to `out`. Returns false (and leaves `out` unspecified) when
-/// the region touches no byte: run_bytes == 0, count == 0 or an empty partition range.
+/// the region touches no byte (touches_no_byte()).
 /// Runs that overlap each other (stride < run) are merged into their contiguous union.
 /// Inline: the tracker calls it for every region of every instruction.
 inline bool normalize(const kernel::Region& region, NormalRegion& out) {
-  if (region.run_bytes == 0 || region.count == 0 ||
-      region.partition_end <= region.partition_begin) {
-    return false;
-  }
+  if (touches_no_byte(region)) return false;
   out.memory = region.memory;
   out.space = region.space;
   out.partition_begin = region.partition_begin;
