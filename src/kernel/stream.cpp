@@ -365,7 +365,18 @@ const Instruction* InstructionStream::memo_lookup(Memo& memo, std::size_t& entry
   return nullptr;
 }
 
-bool InstructionStream::shift_from_base(const Memo& memo, Instruction& out) const {
+std::size_t InstructionStream::base_index(const Memo& memo,
+                                          const std::vector<std::int64_t>& signature) {
+  std::uint64_t hash = 0;
+  for (std::size_t i = 0; i < signature.size(); ++i) {
+    if (memo.roles[i].kind != SignatureRole::Kind::kFixed) continue;
+    hash = (hash ^ static_cast<std::uint64_t>(signature[i])) * 0x9E3779B97F4A7C15ull;
+  }
+  return static_cast<std::size_t>(hash >> 32) & (kMemoBases - 1);
+}
+
+bool InstructionStream::shift_from_base(const Memo& memo, const Memo::Base& base,
+                                        Instruction& out) const {
   using Kind = SignatureRole::Kind;
   std::array<std::int64_t, kSlotCount> element_delta{};
   std::int64_t queue = 0;
@@ -373,7 +384,7 @@ bool InstructionStream::shift_from_base(const Memo& memo, Instruction& out) cons
   const std::size_t width = signature_.size();
   for (std::size_t i = 0; i < width; ++i) {
     const std::int64_t now = signature_[i];
-    const std::int64_t was = memo.base_signature[i];
+    const std::int64_t was = base.signature[i];
     if (now == was) continue;
     const SignatureRole& role = memo.roles[i];
     if (role.kind == Kind::kFixed || role.kind == Kind::kHbmSliceStop) return false;
@@ -382,14 +393,14 @@ bool InstructionStream::shift_from_base(const Memo& memo, Instruction& out) cons
       queue_changed = true;
       continue;
     }
-    const std::uint32_t tensor = memo.base.operands[role.slot].tensor;
+    const std::uint32_t tensor = base.instruction.operands[role.slot].tensor;
     const TensorLayout& layout = kernel_.layouts[tensor];
     const auto size = static_cast<std::int64_t>(layout.shape[role.dim]);
     if (role.kind == Kind::kHbmIndex) {
       if (now < 0 || now >= size) return false;
     } else {  // a window: its stop is the next expression and must move by the same amount
       const std::int64_t stop_now = signature_[i + 1];
-      const std::int64_t stop_was = memo.base_signature[i + 1];
+      const std::int64_t stop_was = base.signature[i + 1];
       if (stop_now - stop_was != now - was || now < 0 || stop_now > size) return false;
       ++i;
     }
@@ -399,7 +410,7 @@ bool InstructionStream::shift_from_base(const Memo& memo, Instruction& out) cons
       (queue < 0 || queue >= static_cast<std::int64_t>(kernel_.target.dma_queues))) {
     return false;
   }
-  out = memo.base;
+  out = base.instruction;
   for (std::size_t slot = 0; slot < kSlotCount; ++slot) {
     if (element_delta[slot] == 0) continue;
     AccessPattern& pattern = out.operands[slot];
@@ -446,8 +457,15 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
   const bool have_signature = reuse_ && specs_[spec_index].uses_loops && evaluate_signature(memo);
   if (have_signature) {
     const Instruction* reused = memo.caching ? memo_lookup(memo, memo_entry) : nullptr;
-    if (reused != nullptr) out = *reused;
-    if (reused != nullptr || (memo.has_base && shift_from_base(memo, out))) {
+    bool reconstructed = false;
+    if (reused != nullptr) {
+      out = *reused;
+      reconstructed = true;
+    } else if (memo.shiftable) {
+      const std::size_t index = base_index(memo, signature_);
+      reconstructed = memo.has_base[index] && shift_from_base(memo, memo.bases[index], out);
+    }
+    if (reconstructed) {
       out.sequence = sequence_;
       fill_source(statement_index, out.source);
       return;
@@ -580,9 +598,11 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
                 memo.keys.begin() + static_cast<std::ptrdiff_t>(memo_entry * memo.exprs.size()));
     }
     if (memo.shiftable) {
-      memo.base = out;
-      memo.base_signature = signature_;
-      memo.has_base = true;
+      const std::size_t index = base_index(memo, signature_);
+      if (memo.bases.empty()) memo.bases.resize(kMemoBases);
+      memo.bases[index].instruction = out;
+      memo.bases[index].signature = signature_;
+      memo.has_base[index] = 1;
     }
   }
 }

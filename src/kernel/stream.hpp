@@ -5,6 +5,7 @@
 // Instruction per loop-invariant statement, i.e. proportional to the kernel's JSON.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <span>
@@ -100,16 +101,19 @@ class InstructionStream {
   ///   copied instead of resolved and validated again. kMemoEntries entries per spec, open
   ///   addressing by signature hash, allocated on first use; a spec whose signatures rarely recur
   ///   (x[t] over a long loop) stops being memoised after kMemoTrial lookups.
-  /// - Shift: when the signature differs from the last fully built one (the base) only in
-  ///   integer indices and same-length slice windows of HBM operands (x[t], w[:, k*128:(k+1)*128])
-  ///   and in the DMA queue, the instruction is the base with those operands' addresses moved:
+  /// - Shift: when the signature differs from a fully built one (a base) only in integer
+  ///   indices and same-length slice windows of HBM operands (x[t], w[:, k*128:(k+1)*128]) and
+  ///   in the DMA queue, the instruction is the base with those operands' addresses moved:
   ///   validation does not depend on HBM addresses, only bounds, which are checked. Anything
-  ///   else (on-chip operands, shapes, other attributes) changed: full build.
+  ///   else (on-chip operands, shapes, other attributes) changed: full build. A spec keeps
+  ///   kMemoBases bases, the last full build for each hash of its fixed values, so a
+  ///   double-buffered load (x_sb[t % 2] <- x[t]) shifts from the base of its own buffer.
   /// Both give exactly the instruction a full build gives (tests/kernel: every example kernel's
   /// stream is compared with reuse off). Memory: bounded by the number of specs.
   static constexpr std::size_t kMemoEntries = 32;
   static constexpr std::size_t kMemoProbes = 4;
   static constexpr std::uint32_t kMemoTrial = 256;
+  static constexpr std::size_t kMemoBases = 4;  // power of two
   /// What a signature expression is, for the shift path.
   struct SignatureRole {
     enum class Kind : std::uint8_t {
@@ -133,10 +137,17 @@ class InstructionStream {
     std::uint32_t hits = 0;
     bool caching = false;    ///< the memo is in use
     bool shiftable = false;  ///< some role is not kFixed
-    bool has_base = false;
-    Instruction base;  ///< the last fully built instruction (when shiftable)
-    std::vector<std::int64_t> base_signature;
+    /// Shift bases (when shiftable), allocated on first use: the last fully built instruction
+    /// whose kFixed values hash to the base's index, and its signature.
+    struct Base {
+      Instruction instruction;
+      std::vector<std::int64_t> signature;
+    };
+    std::vector<Base> bases;
+    std::array<std::uint8_t, kMemoBases> has_base{};
   };
+  /// Index in Memo::bases of signature_'s kFixed values.
+  static std::size_t base_index(const Memo& memo, const std::vector<std::int64_t>& signature);
   /// Evaluates the signature of `memo` into signature_; false when an expression fails (the
   /// full build then reports the error with its location).
   bool evaluate_signature(const Memo& memo);
@@ -145,7 +156,7 @@ class InstructionStream {
   const Instruction* memo_lookup(Memo& memo, std::size_t& entry);
   /// The shift path: writes the instruction for signature_ into `out` and returns true, or
   /// returns false when it does not apply.
-  bool shift_from_base(const Memo& memo, Instruction& out) const;
+  bool shift_from_base(const Memo& memo, const Memo::Base& base, Instruction& out) const;
   std::vector<Memo> memo_;
   std::vector<std::int64_t> signature_;  ///< scratch
   bool reuse_ = true;
