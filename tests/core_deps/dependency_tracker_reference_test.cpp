@@ -108,15 +108,13 @@ class ReferenceTracker {
       for (auto it = records_.rbegin(); it != records_.rend() && seen < 4; ++it) {
         Record& older = *it;
         if (!older.indexed || older.is_write != rec.is_write ||
-            older.region.memory != rec.region.memory ||
-            older.region.space != rec.region.space || shift_of(older.region) != shift ||
-            (older.region.bytes.begin >> shift) > bucket ||
+            older.region.memory != rec.region.memory || older.region.space != rec.region.space ||
+            shift_of(older.region) != shift || (older.region.bytes.begin >> shift) > bucket ||
             ((older.region.bytes.end - 1) >> shift) < bucket) {
           continue;
         }
         ++seen;
-        if ((rec.is_write || older.stream == rec.stream) &&
-            same_region(older.region, rec.region)) {
+        if ((rec.is_write || older.stream == rec.stream) && same_region(older.region, rec.region)) {
           older.indexed = false;
           break;
         }
