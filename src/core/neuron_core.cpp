@@ -120,12 +120,9 @@ NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& param
       throttle_(params_.tensor) {
   stats_.pid = pid;
   const auto granularity = static_cast<std::size_t>(std::max(1, params.tensor.pe_tile_granularity));
-  pe_grid_cols_ =
-      std::max<std::size_t>(1, static_cast<std::size_t>(params.tensor.cols) / granularity);
-  pe_cells_.assign(
-      pe_grid_cols_ *
-          std::max<std::size_t>(1, static_cast<std::size_t>(params.tensor.rows) / granularity),
-      SC_ZERO_TIME);
+  pe_cells_.reset(
+      std::max<std::size_t>(1, static_cast<std::size_t>(params.tensor.rows) / granularity),
+      std::max<std::size_t>(1, static_cast<std::size_t>(params.tensor.cols) / granularity));
   last_id_on_engine_.fill(kNoId);
   for (auto& queue : queues_) {
     queue = std::make_unique<EngineQueue>(static_cast<std::size_t>(params.sequencer.queue_depth));
@@ -279,7 +276,7 @@ NeuronCore::PePlacement NeuronCore::pe_placement(const Instruction& instruction)
   const cost::PeTile tile = cost::pe_tile(instruction, params_);
   const auto granularity = static_cast<std::uint32_t>(params_.tensor.pe_tile_granularity);
   placement.first_cell =
-      (tile.row_begin / granularity) * pe_grid_cols_ + tile.col_begin / granularity;
+      (tile.row_begin / granularity) * pe_cells_.cols() + tile.col_begin / granularity;
   placement.cell_rows = std::max<std::size_t>(1, tile.rows / granularity);
   placement.cell_cols = std::max<std::size_t>(1, tile.cols / granularity);
   return placement;
@@ -494,9 +491,6 @@ void NeuronCore::sequencer_thread(std::size_t unit) {
     // background) concurrently: it waits for the tiles it uses, not for the whole array.
     sc_time engine_available = engine_free_at_[unit];
     std::uint32_t lane = 0;
-    const std::size_t first_cell = item.placement.first_cell;
-    const std::size_t cell_rows = item.placement.cell_rows;
-    const std::size_t cell_cols = item.placement.cell_cols;
     const bool background = item.placement.background;
     if (engine == Engine::kTensor) {
       // TensorE issues in order. A DMA it triggers has an empty placement: no PE cell.
@@ -505,13 +499,8 @@ void NeuronCore::sequencer_thread(std::size_t unit) {
         engine_available = std::max(engine_available, background_transpose_free_at_);
         lane = static_cast<std::uint32_t>(pe_cells_.size());
       } else {
-        for (std::size_t r = 0; r < cell_rows; ++r) {
-          for (std::size_t c = 0; c < cell_cols; ++c) {
-            engine_available =
-                std::max(engine_available, pe_cells_[first_cell + r * pe_grid_cols_ + c]);
-          }
-        }
-        lane = static_cast<std::uint32_t>(first_cell);
+        engine_available = std::max(engine_available, pe_cells_.free_at(item.placement));
+        lane = static_cast<std::uint32_t>(item.placement.first_cell);
       }
     }
     // Dependency waits count from when the engine could otherwise have started.
@@ -612,10 +601,7 @@ void NeuronCore::sequencer_thread(std::size_t unit) {
       if (background) {
         background_transpose_free_at_ = end;
       } else {
-        for (std::size_t r = 0; r < cell_rows; ++r) {
-          for (std::size_t c = 0; c < cell_cols; ++c)
-            pe_cells_[first_cell + r * pe_grid_cols_ + c] = end;
-        }
+        pe_cells_.occupy(item.placement, end);
       }
       if (is_matmul) {
         stats_.matmul_flops += instruction.flops;

@@ -237,10 +237,57 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   std::array<std::unique_ptr<EngineQueue>, kSequencers> queues_;
   std::array<sc_core::sc_time, kSequencers> engine_free_at_{};
   std::array<std::uint64_t, kSequencers> last_id_on_engine_{};
-  // TensorE concurrency: PE tiles (row-major grid of pe_tile_granularity cells) and the
-  // background transpose unit.
-  std::size_t pe_grid_cols_ = 1;
-  std::vector<sc_core::sc_time> pe_cells_;  ///< when each cell is free
+  /// When each cell of the PE array (row-major grid of pe_tile_granularity cells) is free.
+  /// A cell's time only grows (an instruction starts once its cells are free), so an
+  /// instruction on the whole array is O(1): it reads the latest time of any cell and sets
+  /// `whole_`, which every cell's own time is read against.
+  class PeCells {
+   public:
+    void reset(std::size_t rows, std::size_t cols) {
+      cols_ = cols;
+      cells_.assign(rows * cols, sc_core::SC_ZERO_TIME);
+    }
+    std::size_t size() const { return cells_.size(); }
+    std::size_t cols() const { return cols_; }
+    /// When every cell of `placement` is free (zero for an empty placement).
+    sc_core::sc_time free_at(const PePlacement& placement) const {
+      if (is_whole(placement)) return latest_;
+      sc_core::sc_time free;
+      for (std::size_t r = 0; r < placement.cell_rows; ++r) {
+        for (std::size_t c = 0; c < placement.cell_cols; ++c) {
+          free = std::max(free, cells_[placement.first_cell + r * cols_ + c]);
+        }
+      }
+      return std::max(free, placement.cell_rows > 0 ? whole_ : sc_core::SC_ZERO_TIME);
+    }
+    /// The cells of `placement` are busy until `end` (not before free_at(placement)).
+    void occupy(const PePlacement& placement, const sc_core::sc_time& end) {
+      if (placement.cell_rows == 0) return;
+      latest_ = std::max(latest_, end);
+      if (is_whole(placement)) {
+        whole_ = end;
+        return;
+      }
+      for (std::size_t r = 0; r < placement.cell_rows; ++r) {
+        for (std::size_t c = 0; c < placement.cell_cols; ++c) {
+          cells_[placement.first_cell + r * cols_ + c] = end;
+        }
+      }
+    }
+
+   private:
+    bool is_whole(const PePlacement& placement) const {
+      return placement.first_cell == 0 &&
+             placement.cell_rows * placement.cell_cols == cells_.size();
+    }
+    std::size_t cols_ = 1;
+    std::vector<sc_core::sc_time> cells_;  ///< own times, read as max(cell, whole_)
+    sc_core::sc_time whole_;               ///< end of the latest whole-array instruction
+    sc_core::sc_time latest_;              ///< the latest time of any cell
+  };
+
+  // TensorE concurrency: PE tiles and the background transpose unit.
+  PeCells pe_cells_;
   sc_core::sc_time background_transpose_free_at_;
   sc_core::sc_time
       tensor_issue_at_;  ///< TensorE issue order: previous start (a DMA trigger: its end)

@@ -146,6 +146,31 @@ TEST(CoreTiming, MatmulsOnDisjointPeTilesRunConcurrently) {
   EXPECT_NEAR(kernel_ns(serialised), (8 + 256 + 256 + 256) / 2.4, 0.01);
 }
 
+TEST(CoreTiming, AWholeArrayMatmulWaitsForEveryTileAndEveryTileForIt) {
+  // A 32x32-tile matmul, a whole-array one, then a tile on other cells than the first. Throttle
+  // off, trn2: each multiply is max(min(64, N_stationary), 256) = 256 cycles.
+  //   1. tile (0,0): LS 32/4 = 8 cycles, multiply 8-264.
+  //   2. whole array: its LS (128/4 = 32 cycles) loads at 8-40 beside the first multiply; it
+  //      needs every cell, so it starts when tile (0,0) is free: 264-520.
+  //   3. tile (1,1): LS 8 cycles at 40-48; its cells are busy with the whole-array matmul until
+  //      520: multiply 520-776, visible after the 256-cycle pipeline latency, at 1032.
+  const std::string kernel = R"({
+    "format": "trnsim-kernel/1", "name": "tiles",
+    "tensors": {
+      "small": {"memory": "sbuf", "dtype": "bfloat16", "shape": [128, 32]},
+      "s": {"memory": "sbuf", "dtype": "bfloat16", "shape": [128, 128]},
+      "m": {"memory": "sbuf", "dtype": "bfloat16", "shape": [128, 256]},
+      "acc": {"memory": "psum", "dtype": "float32", "shape": [128, 512]}
+    },
+    "program": [
+      {"op": "nc_matmul", "dst": "acc[0:32, 0:256]", "stationary": "small[0:32]", "moving": "m[0:32]"},
+      {"op": "nc_matmul", "dst": "acc[0:128, 256:512]", "stationary": "s", "moving": "m"},
+      {"op": "nc_matmul", "dst": "acc[32:64, 0:256]", "stationary": "small[32:64]", "moving": "m[32:64]"}
+    ]})";
+  const auto stats = simulate_in_child(kernel, "trn2", {"tensor.throttle_enabled=false"});
+  EXPECT_NEAR(kernel_ns(stats), 1032 / 2.4, 0.01);
+}
+
 TEST(CoreTiming, DoubleBufferingOverlapsDmaAndCompute) {
   auto vector_add = [](bool double_buffered) {
     const std::string shape =
