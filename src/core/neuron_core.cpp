@@ -193,7 +193,8 @@ void NeuronCore::dispatcher_method() {
 
     retire_until(now);
     dependency_scratch_.clear();
-    if (staged.engine == Engine::kTensor) staging_->placement = pe_placement(staged);
+    // Entries are reused: a non-TensorE instruction (a DMA on TensorE's queue) gets an empty one.
+    staging_->placement = staged.engine == Engine::kTensor ? pe_placement(staged) : PePlacement{};
     tracker_.add(id, {staged.reads.data(), staged.num_reads},
                  {staged.writes.data(), staged.num_writes}, dependency_scratch_,
                  in_order_stream(staged, staging_->placement));

@@ -102,7 +102,7 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
     kernel::Instruction instruction;
     std::uint64_t id = 0;
     sc_core::sc_time pushed_at;
-    PePlacement placement;  ///< TensorE instructions only, set by the dispatcher
+    PePlacement placement;  ///< set by the dispatcher; empty unless a TensorE instruction
     std::uint8_t dependency_count = 0;
     std::array<std::uint64_t, 8> dependencies{};
     std::vector<std::uint64_t> more_dependencies;  ///< rare overflow beyond 8

@@ -355,5 +355,37 @@ TEST(CoreTiming, DmaTriggeredFromAnyEngineTakesTheSameTime) {
   }
 }
 
+// A DMA on TensorE's queue uses no PE cell, even in a queue entry a matmul used before. With a
+// queue depth of 1 the DMA is staged in the first matmul's entry. Throttle off, trn2, transfer
+// DMA model: the first matmul is LS 128/4 = 32 cycles then a 512-cycle multiply on the whole
+// array; the second (same stationary, no LS) waits for the first's cells: 544-1056. The DMA enters
+// the queue when the second matmul starts (544) and issues in order after it, at 544 cycles, not
+// when the cells are free (1056). The DMA alone takes D from its trigger, so it ends at 544 / 2.4
+// ns + D, after the second matmul's result (1056 + 256 cycles).
+TEST(CoreTiming, DmaOnTensorQueueDoesNotWaitForPeCells) {
+  const std::vector<std::string> sets = {"tensor.throttle_enabled=false", "sequencer.queue_depth=1",
+                                         "dma.model=transfer"};
+  auto kernel = [](const std::string& program) {
+    return R"({"format": "trnsim-kernel/1", "name": "queue",
+      "tensors": {"a": {"memory": "hbm", "dtype": "bfloat16", "shape": [128, 2048]},
+                  "b": {"memory": "sbuf", "dtype": "bfloat16", "shape": [128, 2048]},
+                  "s": {"memory": "sbuf", "dtype": "bfloat16", "shape": [128, 128]},
+                  "m": {"memory": "sbuf", "dtype": "bfloat16", "shape": [128, 512]},
+                  "acc": {"memory": "psum", "dtype": "float32", "shape": [2, 128, 512],
+                          "partition_dim": 1}},
+      "program": [)" +
+           program + "]}";
+  };
+  const std::string dma = R"({"op": "dma_copy", "dst": "b", "src": "a", "trigger": "tensor"})";
+  const double dma_alone = kernel_ns(simulate_in_child(kernel(dma), "trn2", sets));
+  const auto stats = simulate_in_child(
+      kernel(R"({"op": "nc_matmul", "dst": "acc[0]", "stationary": "s", "moving": "m"},
+                {"op": "nc_matmul", "dst": "acc[1]", "stationary": "s", "moving": "m"}, )" +
+             dma),
+      "trn2", sets);
+  ASSERT_GT(dma_alone, 1312 / 2.4);
+  EXPECT_NEAR(kernel_ns(stats), 544 / 2.4 + dma_alone, 0.01);
+}
+
 }  // namespace
 }  // namespace trnsim::testing
