@@ -454,6 +454,7 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
   }
   Memo& memo = memo_[spec_index];
   std::size_t memo_entry = kMemoEntries;
+  std::size_t base = 0;  // shift base of signature_ (when memo.shiftable)
   const bool have_signature = reuse_ && specs_[spec_index].uses_loops && evaluate_signature(memo);
   if (have_signature) {
     const Instruction* reused = memo.caching ? memo_lookup(memo, memo_entry) : nullptr;
@@ -462,8 +463,8 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
       out = *reused;
       reconstructed = true;
     } else if (memo.shiftable) {
-      const std::size_t index = base_index(memo, signature_);
-      reconstructed = memo.has_base[index] && shift_from_base(memo, memo.bases[index], out);
+      base = base_index(memo, signature_);
+      reconstructed = memo.has_base[base] && shift_from_base(memo, memo.bases[base], out);
     }
     if (reconstructed) {
       out.sequence = sequence_;
@@ -598,11 +599,11 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
                 memo.keys.begin() + static_cast<std::ptrdiff_t>(memo_entry * memo.exprs.size()));
     }
     if (memo.shiftable) {
-      const std::size_t index = base_index(memo, signature_);
+      // Only a memo miss gets here, so `base` was set above.
       if (memo.bases.empty()) memo.bases.resize(kMemoBases);
-      memo.bases[index].instruction = out;
-      memo.bases[index].signature = signature_;
-      memo.has_base[index] = 1;
+      memo.bases[base].instruction = out;
+      memo.bases[base].signature = signature_;
+      memo.has_base[base] = 1;
     }
   }
 }
