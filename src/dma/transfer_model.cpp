@@ -64,11 +64,74 @@ std::uint32_t TransferLevelDma::stack_of(std::uint32_t space, std::uint32_t pid)
   return chip_stack < stacks_.size() ? static_cast<std::uint32_t>(chip_stack) : home;
 }
 
+namespace {
+
+/// True when two operands have the same shape, whatever their addresses: everything
+/// plan_transfer reads but the offsets and the first partition.
+bool same_shape(const kernel::AccessPattern& a, const kernel::AccessPattern& b) {
+  if (a.memory != b.memory || a.dtype != b.dtype || a.rank != b.rank ||
+      a.partition_axis != b.partition_axis || a.partitions != b.partitions) {
+    return false;
+  }
+  for (std::uint8_t d = 0; d < a.rank; ++d) {
+    if (a.sizes[d] != b.sizes[d] || a.strides[d] != b.strides[d]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void TransferLevelDma::compute_split(const kernel::Instruction& instruction,
+                                     EngineSplit& split) const {
+  const TransferPlan plan = plan_transfer(instruction, params_, 0, 0);
+  split.rate = params_.dma.engine_bandwidth_gbps * plan.efficiency;
+  split.row_bytes = static_cast<double>(plan.inner) * plan.moved_element_bytes;
+  split.descriptors_per_block = plan.descriptors_per_block;
+  split.bytes = plan.bytes;
+  split.total_descriptors = 0;
+  split.engines = 0;
+  split.descriptors.assign(engines_per_core_, 0.0);
+  split.busy_ns.assign(engines_per_core_, 0.0);
+  for (std::uint32_t e = 0; e < engines_per_core_ && plan.outer > 0; ++e) {
+    const std::uint64_t rows = plan.end_row(e) - plan.first_row(e);
+    if (rows == 0) continue;
+    split.engines = e + 1;
+    split.descriptors[e] = static_cast<double>(plan.descriptors_of(e));
+    split.busy_ns[e] = static_cast<double>(plan.outer * rows) * split.row_bytes / split.rate;
+    split.total_descriptors += plan.descriptors_of(e);
+  }
+}
+
+const TransferLevelDma::EngineSplit& TransferLevelDma::engine_split(
+    const kernel::Instruction& instruction) {
+  auto matches = [&](const SplitCacheEntry& entry) {
+    return entry.valid && entry.opcode == instruction.opcode &&
+           same_shape(entry.src, instruction.src()) && same_shape(entry.dst, instruction.dst());
+  };
+  if (matches(split_cache_[split_cache_last_])) return split_cache_[split_cache_last_].split;
+  for (std::size_t i = 0; i < kSplitCacheSize; ++i) {
+    if (matches(split_cache_[i])) {
+      split_cache_last_ = i;
+      return split_cache_[i].split;
+    }
+  }
+  const std::size_t victim = split_cache_next_;
+  split_cache_next_ = (split_cache_next_ + 1) % kSplitCacheSize;
+  SplitCacheEntry& entry = split_cache_[victim];
+  entry.valid = true;
+  entry.opcode = instruction.opcode;
+  entry.src = instruction.src();
+  entry.dst = instruction.dst();
+  compute_split(instruction, entry.split);
+  split_cache_last_ = victim;
+  return entry.split;
+}
+
 void TransferLevelDma::submit(std::uint32_t pid, std::uint64_t id,
                               const kernel::Instruction& instruction, core::DmaClient& client) {
   const double now = memory::now_ns();
   pid = std::min(pid, cores_ - 1);
-  const TransferPlan plan = plan_transfer(instruction, params_, 0, 0);
+  const EngineSplit& split = engine_split(instruction);
   const kernel::AccessPattern& src = instruction.src();
   const kernel::AccessPattern& dst = instruction.dst();
 
@@ -81,34 +144,28 @@ void TransferLevelDma::submit(std::uint32_t pid, std::uint64_t id,
 
   // Engines: the pipelined descriptor unit and data path in closed form (header).
   const double overhead = params_.dma.descriptor_overhead_ns;
-  const double rate = params_.dma.engine_bandwidth_gbps * plan.efficiency;
   const auto prefetch = static_cast<double>(std::max(1, params_.dma.descriptor_prefetch));
-  const double row_bytes = static_cast<double>(plan.inner) * plan.moved_element_bytes;
   CoreDmaStats& stats = core_stats_[pid];
   double first_data = kNeverNs;
   double engines_done = ready;
-  for (std::uint32_t e = 0; e < engines_per_core_ && plan.outer > 0; ++e) {
-    const std::uint64_t rows = plan.end_row(e) - plan.first_row(e);
-    if (rows == 0) continue;
-    const std::size_t engine = std::size_t{pid} * engines_per_core_ + e;
-    const auto descriptors = static_cast<double>(plan.descriptors_of(e));
-    const double bytes = static_cast<double>(plan.outer * rows) * row_bytes;
-    const double busy = bytes / rate;
+  double* descriptor_free = &descriptor_free_ns_[std::size_t{pid} * engines_per_core_];
+  double* data_free = &data_free_ns_[std::size_t{pid} * engines_per_core_];
+  for (std::uint32_t e = 0; e < split.engines; ++e) {
+    const double descriptors = split.descriptors[e];
+    const double busy = split.busy_ns[e];
     const double per_descriptor = descriptors > 0 ? busy / descriptors : busy;
-    const double start = std::max(fetchable, descriptor_free_ns_[engine]);
-    const double data_start = std::max({start + overhead, ready, data_free_ns_[engine]});
-    const double data_end =
-        std::max({data_free_ns_[engine] + busy, ready + busy, start + overhead + busy,
-                  start + descriptors * overhead + per_descriptor});
-    descriptor_free_ns_[engine] =
-        std::max(start + descriptors * overhead,
-                 data_end - std::min(descriptors, prefetch) * per_descriptor);
-    data_free_ns_[engine] = data_end;
+    const double start = std::max(fetchable, descriptor_free[e]);
+    const double data_start = std::max({start + overhead, ready, data_free[e]});
+    const double data_end = std::max({data_free[e] + busy, ready + busy, start + overhead + busy,
+                                      start + descriptors * overhead + per_descriptor});
+    descriptor_free[e] = std::max(start + descriptors * overhead,
+                                  data_end - std::min(descriptors, prefetch) * per_descriptor);
+    data_free[e] = data_end;
     first_data = std::min(first_data, data_start);
     engines_done = std::max(engines_done, data_end);
     stats.engine_busy_ns += busy;
-    stats.descriptors += plan.descriptors_of(e);
   }
+  stats.descriptors += split.total_descriptors;
   if (first_data == kNeverNs) first_data = ready;
 
   // Rate limits the DMA's bytes pass, then the memory latency.
@@ -116,7 +173,7 @@ void TransferLevelDma::submit(std::uint32_t pid, std::uint64_t id,
   const bool writes_hbm = dst.memory == MemoryKind::kHbm;
   const auto src_bytes = static_cast<double>(src.bytes());
   const auto dst_bytes = static_cast<double>(dst.bytes());
-  double done = std::max(engines_done, core_caps_[pid].admit(first_data, plan.bytes));
+  double done = std::max(engines_done, core_caps_[pid].admit(first_data, split.bytes));
   std::int32_t stack_touched = -1;
   if (reads_hbm) {
     done = std::max(done, read_ports_[pid].admit(first_data, src_bytes));
@@ -138,10 +195,11 @@ void TransferLevelDma::submit(std::uint32_t pid, std::uint64_t id,
   // rows); otherwise it hides behind the streaming, as in the packet model.
   if (reads_hbm || writes_hbm) {
     const double descriptor_bytes =
-        plan.descriptors_per_block > 0 ? row_bytes / static_cast<double>(plan.descriptors_per_block)
-                                       : row_bytes;
+        split.descriptors_per_block > 0
+            ? split.row_bytes / static_cast<double>(split.descriptors_per_block)
+            : split.row_bytes;
     const double last_packet_ns =
-        std::min(descriptor_bytes, static_cast<double>(params_.dma.packet_bytes)) / rate;
+        std::min(descriptor_bytes, static_cast<double>(params_.dma.packet_bytes)) / split.rate;
     done += std::max(0.0, hbm_latency_ns_ - last_packet_ns);
   }
 
@@ -153,9 +211,9 @@ void TransferLevelDma::submit(std::uint32_t pid, std::uint64_t id,
   queue_done = done;
 
   ++stats.transfers;
-  stats.bytes += plan.bytes;
+  stats.bytes += split.bytes;
   ++queue.transfers;
-  queue.bytes += plan.bytes;
+  queue.bytes += split.bytes;
   OnChipBytes& on_chip = on_chip_[pid];
   if (src.memory == MemoryKind::kSbuf) on_chip.sbuf_read += src.bytes();
   if (src.memory == MemoryKind::kPsum) on_chip.psum_read += src.bytes();

@@ -24,9 +24,11 @@
 // submitted later on another queue does not slow an earlier one down), strict-priority
 // arbitration, HBM channels, banks, row buffers, turnarounds and back-pressure, and per-packet
 // trace events. Cost: O(engines) arithmetic per DMA, no SystemC events; completion is reported
-// from inside submit().
+// from inside submit(). A transfer's split over the engines depends only on its operands' shapes
+// and is kept for the 8 most recent shapes.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -64,6 +66,29 @@ class TransferLevelDma final : public core::DmaBackend {
     std::uint64_t write_bytes = 0;
   };
 
+  /// A transfer's split over the engines: what submit() needs of its TransferPlan. It depends
+  /// only on the operands' shapes (not on their addresses), so it is computed once per shape.
+  struct EngineSplit {
+    std::uint32_t engines = 0;        ///< engines owning rows: [0, engines)
+    std::vector<double> descriptors;  ///< per engine
+    std::vector<double> busy_ns;      ///< per engine: its bytes / its rate
+    std::uint64_t total_descriptors = 0;
+    double rate = 1;       ///< bytes per ns of one engine for this transfer
+    double row_bytes = 0;  ///< bytes of one (outer, row) block
+    std::uint64_t descriptors_per_block = 0;
+    std::uint64_t bytes = 0;  ///< max(src bytes, dst bytes)
+  };
+  struct SplitCacheEntry {
+    bool valid = false;
+    kernel::Opcode opcode = kernel::Opcode::kDmaCopy;
+    kernel::AccessPattern src;  ///< the shape part only (same_shape)
+    kernel::AccessPattern dst;
+    EngineSplit split;
+  };
+  /// The split of `instruction`, from a small cache of recent shapes.
+  const EngineSplit& engine_split(const kernel::Instruction& instruction);
+  void compute_split(const kernel::Instruction& instruction, EngineSplit& split) const;
+
   std::uint32_t stack_of_core(std::uint32_t pid) const;
   /// The stack an HBM operand in chip `space` lives in, for core `pid`.
   std::uint32_t stack_of(std::uint32_t space, std::uint32_t pid) const;
@@ -84,6 +109,10 @@ class TransferLevelDma final : public core::DmaBackend {
   std::vector<double> queue_done_ns_;  ///< per (core, queue): its latest DMA's completion
   std::vector<StackStats> stack_stats_;
   double last_complete_ns_ = 0;
+  static constexpr std::size_t kSplitCacheSize = 8;
+  std::array<SplitCacheEntry, kSplitCacheSize> split_cache_;
+  std::size_t split_cache_next_ = 0;  ///< round-robin victim
+  std::size_t split_cache_last_ = 0;  ///< the latest hit, looked at first
 };
 
 }  // namespace trnsim::dma
