@@ -268,7 +268,32 @@ bool NeuronCore::dependencies_known(const Queued& item, Engine consumer, sc_time
   return true;
 }
 
-NeuronCore::PePlacement NeuronCore::pe_placement(const Instruction& instruction) const {
+NeuronCore::PePlacement NeuronCore::pe_placement(const Instruction& instruction) {
+  if (instruction.content_key == 0) return compute_pe_placement(instruction);
+  PlacementMemo& memo = placement_memo_[instruction.content_key & (kPlacementMemoEntries - 1)];
+  if (memo.key != instruction.content_key) {
+    memo.key = instruction.content_key;
+    memo.placement = compute_pe_placement(instruction);
+  }
+  return memo.placement;
+}
+
+cost::EngineCost NeuronCore::cost_of(const Instruction& instruction,
+                                     const cost::CostContext& context) {
+  if (instruction.content_key == 0) return cost::engine_cost(instruction, params_, context);
+  const auto bits = static_cast<std::uint8_t>((context.depends_on_recent ? 1 : 0) |
+                                              (context.stationary_reused ? 2 : 0) |
+                                              (context.activation_table_switch ? 4 : 0));
+  CostMemo& memo = cost_memo_[(instruction.content_key * 8 + bits) & (kCostMemoEntries - 1)];
+  if (memo.key != instruction.content_key || memo.context != bits) {
+    memo.key = instruction.content_key;
+    memo.context = bits;
+    memo.cost = cost::engine_cost(instruction, params_, context);
+  }
+  return memo.cost;
+}
+
+NeuronCore::PePlacement NeuronCore::compute_pe_placement(const Instruction& instruction) const {
   PePlacement placement;
   if (params_.tensor.background_transpose && instruction.opcode == Opcode::kNcTranspose) {
     placement.background = true;
@@ -575,7 +600,7 @@ void NeuronCore::sequencer_thread(std::size_t unit) {
         have_stationary = true;
         last_matmul_id = item.id;
       }
-      const cost::EngineCost cost = cost::tensor_cost(instruction, params_, context);
+      const cost::EngineCost cost = cost_of(instruction, context);
       const double cycle_ns = params_.tensor.cycle_ns();
       // LoadStationary runs in the background as soon as its inputs are ready. The stationary
       // is in SBUF, which TensorE never writes: only other engines' results can delay it.
@@ -634,7 +659,7 @@ void NeuronCore::sequencer_thread(std::size_t unit) {
       if (psum_port != nullptr) start = std::max(start, *psum_port);
       engine_stats.port_wait_ns += to_ns(start - before_ports);
       if (start > now) sc_core::wait(start - now);
-      const cost::EngineCost cost = cost::engine_cost(instruction, params_, context);
+      const cost::EngineCost cost = cost_of(instruction, context);
       end = start + ns(cost.ns);
       visible = end;
       if (sbuf_port != nullptr) *sbuf_port = end;

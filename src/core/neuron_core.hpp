@@ -186,7 +186,11 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   /// (deps::DependencyTracker, "In-order streams").
   std::uint32_t in_order_stream(const kernel::Instruction& instruction,
                                 const PePlacement& placement) const;
-  PePlacement pe_placement(const kernel::Instruction& instruction) const;
+  PePlacement pe_placement(const kernel::Instruction& instruction);
+  PePlacement compute_pe_placement(const kernel::Instruction& instruction) const;
+  /// cost::tensor_cost or cost::engine_cost, memoised by content key (Instruction::content_key).
+  cost::EngineCost cost_of(const kernel::Instruction& instruction,
+                           const cost::CostContext& context);
   /// The first producer of `item` whose times are not known yet; nullopt when all are.
   std::optional<std::uint64_t> unscheduled_producer(const Queued& item);
   /// Non-blocking: true when every dependency of `item` is scheduled; then `ready` is when the
@@ -285,6 +289,22 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
     sc_core::sc_time whole_;               ///< end of the latest whole-array instruction
     sc_core::sc_time latest_;              ///< the latest time of any cell
   };
+
+  /// Recent costs and PE placements by content key: an instruction recurring in a loop is
+  /// costed once per context. Direct-mapped; key 0 (no promise) is never stored.
+  struct CostMemo {
+    std::uint64_t key = 0;
+    std::uint8_t context = 0;
+    cost::EngineCost cost;
+  };
+  struct PlacementMemo {
+    std::uint64_t key = 0;
+    PePlacement placement;
+  };
+  static constexpr std::size_t kCostMemoEntries = 256;  // power of two
+  static constexpr std::size_t kPlacementMemoEntries = 64;
+  std::vector<CostMemo> cost_memo_ = std::vector<CostMemo>(kCostMemoEntries);
+  std::vector<PlacementMemo> placement_memo_ = std::vector<PlacementMemo>(kPlacementMemoEntries);
 
   // TensorE concurrency: PE tiles and the background transpose unit.
   PeCells pe_cells_;

@@ -334,6 +334,10 @@ struct Instruction {
   std::uint32_t pid = 0;            ///< issuing core, global index
   std::uint64_t sequence = 0;       ///< 0-based index of this instruction in its core's stream
   SourceRef source;
+  /// Nonzero: every instruction of the same stream with this key has the same content apart from
+  /// `sequence` and `source`, so pure functions of an instruction (costs, PE tiles) may be
+  /// memoised by it. 0: no such promise (built by hand, or shifted to new addresses).
+  std::uint64_t content_key = 0;
 
   // --- operands -------------------------------------------------------------------------------
   std::array<AccessPattern, kSlotCount> operands{};  ///< by Slot; unused slots have !used()

@@ -467,6 +467,7 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
       reconstructed = memo.has_base[base] && shift_from_base(memo, memo.bases[base], out);
     }
     if (reconstructed) {
+      if (reused == nullptr) out.content_key = 0;  // shifted: new addresses, no shared key
       out.sequence = sequence_;
       fill_source(statement_index, out.source);
       return;
@@ -478,6 +479,7 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
   out.engine = spec.engine;
   out.pid = pid_;
   out.sequence = sequence_;
+  out.content_key = ++last_content_key_;
   fill_source(statement_index, out.source);
   const SourceRef& source = out.source;
 

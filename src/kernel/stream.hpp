@@ -90,6 +90,7 @@ class InstructionStream {
   std::vector<std::int64_t> env_;
   std::vector<Frame> stack_;
   std::uint64_t sequence_ = 0;
+  std::uint64_t last_content_key_ = 0;  ///< Instruction::content_key of the latest full build
   /// By InstructionSpec: the instruction built the first time, for specs that use no loop
   /// variable (reused with new sequence number and loop values).
   std::vector<Instruction> cache_;

@@ -1,11 +1,13 @@
 // The stream's reuse paths (memo of recurring signatures, address shift of HBM operands) must
-// yield exactly the instructions a full build yields, and the same errors at the same places.
+// yield exactly the instructions a full build yields, and the same errors at the same places;
+// instructions sharing a content key must share their content.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "test_support.hpp"
@@ -85,10 +87,43 @@ std::vector<double> fields(const Instruction& in) {
   return out;
 }
 
+/// A digest of fields() but `sequence` and `source`: what instructions with one content key
+/// share (Instruction::content_key).
+std::uint64_t content_digest(Instruction in) {
+  in.sequence = 0;
+  in.source = SourceRef{};
+  std::uint64_t digest = 0x9E3779B97F4A7C15ull;
+  for (const double value : fields(in)) {
+    digest = (digest ^ std::hash<double>{}(value)) * 0xFF51AFD7ED558CCDull;
+  }
+  return digest;
+}
+
+/// Instructions with equal nonzero content keys must have equal content.
+class ContentKeyCheck {
+ public:
+  void check(const Instruction& in, const std::string& what, std::uint64_t n) {
+    if (in.content_key == 0) return;
+    const std::uint64_t digest = content_digest(in);
+    const auto [it, inserted] = digests_.emplace(in.content_key, digest);
+    if (inserted) return;
+    ++recurring_;
+    EXPECT_EQ(it->second, digest) << what << ": instruction " << n << " shares content key "
+                                  << in.content_key << " with a different instruction";
+  }
+  std::uint64_t recurring() const { return recurring_; }
+
+ private:
+  std::unordered_map<std::uint64_t, std::uint64_t> digests_;
+  std::uint64_t recurring_ = 0;
+};
+
 /// Walks core `pid` with and without reuse in lockstep (at most `limit` instructions) and
-/// expects identical instructions and the same error, if any. Returns the instructions compared.
+/// expects identical instructions and the same error, if any; checks the reusing stream's
+/// content keys in `keys` when given. Returns the instructions compared.
 std::uint64_t expect_same_stream(const PreparedKernel& kernel, std::uint32_t pid,
-                                 std::uint64_t limit, const std::string& what) {
+                                 std::uint64_t limit, const std::string& what,
+                                 ContentKeyCheck* keys = nullptr) {
   InstructionStream reused(kernel, pid);
   InstructionStream built(kernel, pid);
   built.set_reuse(false);
@@ -117,6 +152,7 @@ std::uint64_t expect_same_stream(const PreparedKernel& kernel, std::uint32_t pid
       ADD_FAILURE() << what << ": instruction " << n << " differs with reuse";
       break;
     }
+    if (keys != nullptr) keys->check(a, what, n);
   }
   return n;
 }
@@ -130,6 +166,7 @@ TEST(StreamReuse, EveryExampleKernelGivesTheFullBuildsInstructions) {
   std::sort(paths.begin(), paths.end());
   ASSERT_GE(paths.size(), 20u);
   std::uint64_t compared = 0;
+  std::uint64_t recurring_keys = 0;
   for (const std::string& path : paths) {
     for (const Target& target : std::vector<Target>{trn2_target(), trn3_target()}) {
       std::optional<PreparedKernel> kernel;
@@ -138,12 +175,15 @@ TEST(StreamReuse, EveryExampleKernelGivesTheFullBuildsInstructions) {
       } catch (const InputError&) {
         continue;  // not for this generation
       }
-      compared += expect_same_stream(*kernel, 0, 300'000, path);
+      ContentKeyCheck keys;  // per stream: keys are unique within one stream only
+      compared += expect_same_stream(*kernel, 0, 300'000, path, &keys);
+      recurring_keys += keys.recurring();
       if (kernel->cores > 1)
         compared += expect_same_stream(*kernel, kernel->cores - 1, 20'000, path);
     }
   }
   EXPECT_GT(compared, 100'000u);
+  EXPECT_GT(recurring_keys, compared / 10);  // the keys do recur: memoising by them pays
 }
 
 // Shift path: HBM integer index, HBM slice window, rotating DMA queue; memo path: recurring
