@@ -565,6 +565,25 @@ Affine affine_scale(const Affine& a, std::int64_t factor) {
 
 }  // namespace
 
+bool Expr::slot_op_cannot_fail(OpCode code, std::int64_t operand) {
+  switch (code) {
+    case OpCode::kMod:
+    case OpCode::kFloorDiv:
+      return operand > 0;  // no division by zero, no INT64_MIN // -1
+    case OpCode::kLt:
+    case OpCode::kLe:
+    case OpCode::kGt:
+    case OpCode::kGe:
+    case OpCode::kEq:
+    case OpCode::kNe:
+    case OpCode::kMin:
+    case OpCode::kMax:
+      return true;
+    default:
+      return false;  // + - * may overflow
+  }
+}
+
 Expr Expr::bind_mask(const std::int64_t* env, const std::vector<bool>& known) const {
   if (kind_ == Kind::kConstant) return *this;
   auto is_known = [&known](std::uint32_t slot) { return slot < known.size() && known[slot]; };
@@ -668,6 +687,14 @@ Expr Expr::bind_mask(const std::int64_t* env, const std::vector<bool>& known) co
   }
   for (std::uint8_t i = 0; i < result.n; ++i) out.slots_.push_back(result.slot[i]);
   std::sort(out.slots_.begin(), out.slots_.end());
+  if (final_op && result.n == 1 && result.coef[0] == 1 && result.c == 0 &&
+      slot_op_cannot_fail(final_op->code, final_op->operand)) {
+    out.kind_ = Kind::kSlotOp;
+    out.slot_ = result.slot[0];
+    out.final_op_ = final_op->code;
+    out.final_operand_ = final_op->operand;
+    return out;
+  }
   if (final_op) {
     out.kind_ = Kind::kAffineOp;
     out.final_op_ = final_op->code;

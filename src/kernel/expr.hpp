@@ -75,6 +75,7 @@ class Expr {
   std::int64_t eval(const std::int64_t* env) const {
     if (kind_ == Kind::kConstant) return constant_;
     if (kind_ == Kind::kSlot) return env[slot_];
+    if (kind_ == Kind::kSlotOp) return eval_slot_op(env[slot_]);
     if (kind_ == Kind::kAffine) return eval_affine(env);
     if (kind_ == Kind::kAffineOp) return eval_affine_op(env);
     return run(env);
@@ -128,7 +129,7 @@ class Expr {
   };
 
  private:
-  enum class Kind : std::uint8_t { kConstant, kSlot, kAffine, kAffineOp, kCode };
+  enum class Kind : std::uint8_t { kConstant, kSlot, kSlotOp, kAffine, kAffineOp, kCode };
   static constexpr std::size_t kMaxAffineTerms = 4;
   std::int64_t run(const std::int64_t* env) const;
   std::int64_t eval_affine(const std::int64_t* env) const {
@@ -144,6 +145,38 @@ class Expr {
   }
   /// kAffineOp: (affine form) final_op_ final_operand_.
   std::int64_t eval_affine_op(const std::int64_t* env) const;
+  /// kSlotOp: slot final_op_ final_operand_, for the operators that cannot fail there
+  /// (slot_op_cannot_fail): t % 2, k // 4, k > 0, min(n, 7) without the general checks.
+  std::int64_t eval_slot_op(std::int64_t a) const {
+    const std::int64_t b = final_operand_;
+    switch (final_op_) {
+      case OpCode::kMod: {  // b > 0: floor_mod
+        const std::int64_t r = a % b;
+        return r < 0 ? r + b : r;
+      }
+      case OpCode::kFloorDiv: {  // b > 0: floor_div
+        const std::int64_t q = a / b;
+        return a % b < 0 ? q - 1 : q;
+      }
+      case OpCode::kLt:
+        return a < b;
+      case OpCode::kLe:
+        return a <= b;
+      case OpCode::kGt:
+        return a > b;
+      case OpCode::kGe:
+        return a >= b;
+      case OpCode::kEq:
+        return a == b;
+      case OpCode::kNe:
+        return a != b;
+      case OpCode::kMin:
+        return a < b ? a : b;
+      default:  // kMax
+        return a > b ? a : b;
+    }
+  }
+  static bool slot_op_cannot_fail(OpCode code, std::int64_t operand);
   Expr bind_mask(const std::int64_t* env, const std::vector<bool>& known) const;
 
   Kind kind_ = Kind::kConstant;
