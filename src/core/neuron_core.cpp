@@ -23,29 +23,42 @@ constexpr std::uint64_t kNoId = ~std::uint64_t{0};
 
 // sc_time <-> double ns, bit-identical to t.to_seconds() * 1e9 and sc_time(value, SC_NS)
 // without their out-of-line calls and simcontext lookups (they were ~5% of a compute-bound run).
-// The kernel's time resolution in fs, read on first use (it is fixed before any core exists).
-double resolution_fs() {
-  static const double fs = [] {
-    const sc_time resolution = sc_core::sc_get_time_resolution();
-    for (const auto& [unit, value] :
-         {std::pair{sc_core::SC_FS, 1.0}, std::pair{sc_core::SC_PS, 1e3},
-          std::pair{sc_core::SC_NS, 1e6}}) {
-      if (resolution == sc_time(1, unit)) return value;
+// The kernel's time resolution, read on first use (it is fixed before any core exists).
+struct TimeScale {
+  double fs_per_tick = 0;   ///< 0: not read yet
+  double ticks_per_ns = 0;  ///< 1e6 / fs_per_tick
+  sc_time one_tick;
+};
+TimeScale time_scale;
+
+[[gnu::noinline]] void read_time_scale() {
+  const sc_time resolution = sc_core::sc_get_time_resolution();
+  for (const auto& [unit, value] : {std::pair{sc_core::SC_FS, 1.0}, std::pair{sc_core::SC_PS, 1e3},
+                                    std::pair{sc_core::SC_NS, 1e6}}) {
+    if (resolution == sc_time(1, unit)) {
+      time_scale.fs_per_tick = value;
+      time_scale.ticks_per_ns = 1e6 / value;
+      time_scale.one_tick = sc_time::from_value(1);
+      return;
     }
-    throw std::logic_error("NeuronCore: unsupported SystemC time resolution " +
-                           resolution.to_string());
-  }();
-  return fs;
+  }
+  throw std::logic_error("NeuronCore: unsupported SystemC time resolution " +
+                         resolution.to_string());
+}
+const TimeScale& scale() {
+  if (time_scale.fs_per_tick == 0) [[unlikely]]
+    read_time_scale();
+  return time_scale;
 }
 double to_ns(const sc_time& t) {
-  return static_cast<double>(t.value()) * resolution_fs() * 1e-15 * 1e9;
+  return static_cast<double>(t.value()) * scale().fs_per_tick * 1e-15 * 1e9;
 }
 sc_time ns(double value) {
   if (value == 0) return SC_ZERO_TIME;
   // sc_time * double is inline and rounds as sc_time(value, SC_NS) does: one tick times the
   // tick count, plus 0.5, truncated (SC_NS is 1e6 fs).
-  static const sc_time one_tick = sc_time::from_value(1);
-  return one_tick * (value * (1e6 / resolution_fs()));
+  const TimeScale& time = scale();
+  return time.one_tick * (value * time.ticks_per_ns);
 }
 
 /// The sequencer that executes (or, for DMAs, triggers) an instruction.
