@@ -467,7 +467,7 @@ void NeuronCore::finish(InFlight& record, Engine producer, const sc_time& end,
       dma_work_.notify();
     }
   }
-  pending_retire_.emplace(visible + semaphore_latency_, record.id);
+  pending_retire_.push({visible + semaphore_latency_, record.id});
   stats_.end_ns = std::max(stats_.end_ns, to_ns(visible));
 }
 

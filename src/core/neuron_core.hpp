@@ -30,6 +30,7 @@
 #include "core/deps/dependency_tracker.hpp"
 #include "core/dma_backend.hpp"
 #include "core/instruction_source.hpp"
+#include "core/retire_queue.hpp"
 #include "kernel/instruction.hpp"
 
 namespace trnsim::core {
@@ -235,9 +236,7 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   std::vector<std::unique_ptr<sc_core::sc_event>> events_;
   std::vector<sc_core::sc_event*> free_events_;
   /// (visible + semaphore latency, id) of scheduled instructions not yet retired, min first.
-  std::priority_queue<std::pair<sc_core::sc_time, std::uint64_t>,
-                      std::vector<std::pair<sc_core::sc_time, std::uint64_t>>, std::greater<>>
-      pending_retire_;
+  RetireQueue<std::pair<sc_core::sc_time, std::uint64_t>> pending_retire_;
   std::array<std::unique_ptr<EngineQueue>, kSequencers> queues_;
   std::array<sc_core::sc_time, kSequencers> engine_free_at_{};
   std::array<std::uint64_t, kSequencers> last_id_on_engine_{};
