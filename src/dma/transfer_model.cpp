@@ -100,6 +100,11 @@ void TransferLevelDma::compute_split(const kernel::Instruction& instruction,
     split.busy_ns[e] = static_cast<double>(plan.outer * rows) * split.row_bytes / split.rate;
     split.total_descriptors += plan.descriptors_of(e);
   }
+  split.uniform = true;
+  for (std::uint32_t e = 1; e < split.engines; ++e) {
+    split.uniform = split.uniform && split.descriptors[e] == split.descriptors[0] &&
+                    split.busy_ns[e] == split.busy_ns[0];
+  }
 }
 
 const TransferLevelDma::EngineSplit& TransferLevelDma::engine_split(
@@ -150,7 +155,19 @@ void TransferLevelDma::submit(std::uint32_t pid, std::uint64_t id,
   double engines_done = ready;
   double* descriptor_free = &descriptor_free_ns_[std::size_t{pid} * engines_per_core_];
   double* data_free = &data_free_ns_[std::size_t{pid} * engines_per_core_];
+  // The common case: every engine gets the same share and is in the same state (a stream of
+  // like transfers): one engine's arithmetic stands for all.
+  bool alike = split.uniform;
+  for (std::uint32_t e = 1; alike && e < split.engines; ++e) {
+    alike = descriptor_free[e] == descriptor_free[0] && data_free[e] == data_free[0];
+  }
   for (std::uint32_t e = 0; e < split.engines; ++e) {
+    if (alike && e > 0) {
+      descriptor_free[e] = descriptor_free[0];
+      data_free[e] = data_free[0];
+      stats.engine_busy_ns += split.busy_ns[0];
+      continue;
+    }
     const double descriptors = split.descriptors[e];
     const double busy = split.busy_ns[e];
     const double per_descriptor = descriptors > 0 ? busy / descriptors : busy;

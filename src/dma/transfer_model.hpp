@@ -73,6 +73,7 @@ class TransferLevelDma final : public core::DmaBackend {
     std::vector<double> descriptors;  ///< per engine
     std::vector<double> busy_ns;      ///< per engine: its bytes / its rate
     std::uint64_t total_descriptors = 0;
+    bool uniform = false;  ///< every engine in [0, engines) has the same share
     double rate = 1;       ///< bytes per ns of one engine for this transfer
     double row_bytes = 0;  ///< bytes of one (outer, row) block
     std::uint64_t descriptors_per_block = 0;
