@@ -624,8 +624,7 @@ void NeuronCore::sequencer_thread(std::size_t unit) {
       if (start > now) sc_core::wait(start - now);
       const double full_rate_ns = cost.cycles * cycle_ns;
       const double start_ns = to_ns(start);
-      const double end_ns = throttle_.finish_ns(start_ns, full_rate_ns);
-      throttle_.record_busy(start_ns, end_ns);
+      const double end_ns = throttle_.run(start_ns, full_rate_ns);
       stats_.throttled_ns += end_ns - start_ns - full_rate_ns;
       end = ns(end_ns);
       visible = end + ns(cost.latency_cycles * cycle_ns);

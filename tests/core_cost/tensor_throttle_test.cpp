@@ -88,5 +88,27 @@ TEST(TensorThrottle, ZeroRampMeansNoLimit) {
   EXPECT_DOUBLE_EQ(throttle.finish_ns(0, 500), 500.0);
 }
 
+// run() is finish_ns then record_busy: on a twin fed the same work (bursts, gaps long enough
+// to re-engage, and with the ramp off) every end and every later rate must agree exactly.
+TEST(TensorThrottle, RunIsFinishThenRecord) {
+  for (const double ramp_ns : {3000.0, 0.0}) {
+    config::TensorEngineParams tensor = trn2().tensor;
+    tensor.throttle_ramp_ns = ramp_ns;
+    TensorThrottle by_run(tensor);
+    TensorThrottle by_parts(tensor);
+    double start = 0;
+    for (int i = 0; i < 400; ++i) {
+      const double work = 64.0 + (i % 7) * 37.5;
+      const double end = by_parts.finish_ns(start, work);
+      by_parts.record_busy(start, end);
+      ASSERT_EQ(by_run.run(start, work), end) << "instruction " << i << ", ramp " << ramp_ns;
+      ASSERT_EQ(by_run.rate_at(end), by_parts.rate_at(end)) << "instruction " << i;
+      start = end + (i % 50 == 49 ? 4000.0 : (i % 5) * 10.0);  // now and then idle > window
+    }
+  }
+  TensorThrottle off(trn1().tensor);
+  EXPECT_DOUBLE_EQ(off.run(10, 500), 510.0);
+}
+
 }  // namespace
 }  // namespace trnsim::cost::test

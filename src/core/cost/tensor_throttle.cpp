@@ -39,7 +39,20 @@ double TensorThrottle::rate_at(double now_ns) const {
 
 double TensorThrottle::finish_ns(double start_ns, double full_rate_ns) const {
   if (!enabled_ || ramp_ns_ <= 0) return start_ns + full_rate_ns;
-  const double ramp_start = engaged_at(start_ns) ? start_ns : ramp_start_ns_;
+  return finish_given(engaged_at(start_ns), start_ns, full_rate_ns);
+}
+
+double TensorThrottle::run(double start_ns, double full_rate_ns) {
+  if (!enabled_) return start_ns + full_rate_ns;
+  const bool engaged = engaged_at(start_ns);
+  const double end_ns =
+      ramp_ns_ <= 0 ? start_ns + full_rate_ns : finish_given(engaged, start_ns, full_rate_ns);
+  record_given(engaged, start_ns, end_ns);
+  return end_ns;
+}
+
+double TensorThrottle::finish_given(bool engaged, double start_ns, double full_rate_ns) const {
+  const double ramp_start = engaged ? start_ns : ramp_start_ns_;
   const double full_at = ramp_start + ramp_ns_;
   if (start_ns >= full_at) return start_ns + full_rate_ns;
   // Rate r(t) = r_start + slope * (t - start_ns) until full_at, then 1.
@@ -55,7 +68,11 @@ double TensorThrottle::finish_ns(double start_ns, double full_rate_ns) const {
 
 void TensorThrottle::record_busy(double start_ns, double end_ns) {
   if (!enabled_) return;
-  if (engaged_at(start_ns)) {
+  record_given(engaged_at(start_ns), start_ns, end_ns);
+}
+
+void TensorThrottle::record_given(bool engaged, double start_ns, double end_ns) {
+  if (engaged) {
     ramping_ = true;
     ramp_start_ns_ = start_ns;
     busy_.clear();

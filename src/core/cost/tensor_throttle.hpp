@@ -28,6 +28,10 @@ class TensorThrottle {
   /// Records that TensorE was busy over [start_ns, end_ns). Starts are non-decreasing.
   void record_busy(double start_ns, double end_ns);
 
+  /// finish_ns(start_ns, full_rate_ns), then record_busy(start_ns, that end), which both look at
+  /// the same window: it is computed once. Returns the end.
+  double run(double start_ns, double full_rate_ns);
+
  private:
   struct Interval {
     double begin;
@@ -37,6 +41,9 @@ class TensorThrottle {
   /// True when work starting at t runs at the initial limit: no ramp is running, or the
   /// trailing window ending at t is under-utilised.
   bool engaged_at(double t) const;
+  /// finish_ns and record_busy given engaged_at(start_ns).
+  double finish_given(bool engaged, double start_ns, double full_rate_ns) const;
+  void record_given(bool engaged, double start_ns, double end_ns);
   double busy_between(double begin, double end) const;
 
   const bool enabled_;
