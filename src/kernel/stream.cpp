@@ -411,14 +411,38 @@ bool InstructionStream::shift_from_base(const Memo& memo, const Memo::Base& base
     return false;
   }
   out = base.instruction;
+  // A region's first byte is its operand's offset plus a function of the shape
+  // (AccessPattern::region()), so moving the offset moves the region: the regions, in
+  // derive_regions' order, move with their operands.
+  const bool accumulating = is_matmul(out.opcode) && out.accumulate;
+  std::uint8_t read = 0;
+  std::uint8_t write = 0;
   for (std::size_t slot = 0; slot < kSlotCount; ++slot) {
-    if (element_delta[slot] == 0) continue;
     AccessPattern& pattern = out.operands[slot];
-    pattern.offset += static_cast<std::uint64_t>(
+    if (!pattern.used()) continue;
+    const bool written = slot == static_cast<std::size_t>(Slot::kDst) ||
+                         slot == static_cast<std::size_t>(Slot::kReduceDst);
+    const bool also_read = accumulating && slot == static_cast<std::size_t>(Slot::kDst);
+    const std::uint8_t read_index = read;
+    const std::uint8_t write_index = write;
+    if (written) {
+      ++write;
+      if (also_read) ++read;
+    } else {
+      ++read;
+    }
+    if (element_delta[slot] == 0) continue;
+    const auto bytes = static_cast<std::uint64_t>(
         element_delta[slot] * static_cast<std::int64_t>(dtype_bytes(pattern.dtype)));
+    pattern.offset += bytes;
+    if (written) {
+      out.writes[write_index].byte_begin += bytes;
+      if (also_read) out.reads[read_index].byte_begin += bytes;
+    } else {
+      out.reads[read_index].byte_begin += bytes;
+    }
   }
   if (queue_changed) out.dma_queue = static_cast<std::uint8_t>(queue);
-  derive_regions(out);
   return true;
 }
 
