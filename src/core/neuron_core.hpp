@@ -189,7 +189,7 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
                                 const PePlacement& placement) const;
   PePlacement pe_placement(const kernel::Instruction& instruction);
   PePlacement compute_pe_placement(const kernel::Instruction& instruction) const;
-  /// cost::tensor_cost or cost::engine_cost, memoised by content key (Instruction::content_key).
+  /// cost::engine_cost, memoised by content key (Instruction::content_key).
   cost::EngineCost cost_of(const kernel::Instruction& instruction,
                            const cost::CostContext& context);
   /// The first producer of `item` whose times are not known yet; nullopt when all are.

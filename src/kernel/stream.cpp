@@ -12,6 +12,31 @@ bool is_matmul(Opcode op) {
   return op == Opcode::kNcMatmul || op == Opcode::kNcMatmulMx;
 }
 
+/// Where each operand's region goes in an instruction's reads and writes: every used operand, in
+/// slot order, takes the next write (dst, reduce_dst) or the next read; an accumulating
+/// matmul's dst also takes the next read. Calls visit(slot, read index, write index), kNoRegion
+/// where the operand takes none. Shared by derive_regions() and shift_from_base().
+constexpr std::uint8_t kNoRegion = 0xFF;
+template <typename Visit>
+void for_each_operand_region(const Instruction& instruction, Visit visit) {
+  const bool accumulating = is_matmul(instruction.opcode) && instruction.accumulate;
+  std::uint8_t reads = 0;
+  std::uint8_t writes = 0;
+  for (std::size_t slot = 0; slot < kSlotCount; ++slot) {
+    if (!instruction.operands[slot].used()) continue;
+    std::uint8_t read = kNoRegion;
+    std::uint8_t write = kNoRegion;
+    if (slot == static_cast<std::size_t>(Slot::kDst) ||
+        slot == static_cast<std::size_t>(Slot::kReduceDst)) {
+      write = writes++;
+      if (accumulating && slot == static_cast<std::size_t>(Slot::kDst)) read = reads++;
+    } else {
+      read = reads++;
+    }
+    visit(slot, read, write);
+  }
+}
+
 std::string operand_text(const OperandExpr& operand) {
   return "operand '" + operand.text + "'";
 }
@@ -411,60 +436,31 @@ bool InstructionStream::shift_from_base(const Memo& memo, const Memo::Base& base
     return false;
   }
   out = base.instruction;
-  // A region's first byte is its operand's offset plus a function of the shape
-  // (AccessPattern::region()), so moving the offset moves the region: the regions, in
-  // derive_regions' order, move with their operands.
-  const bool accumulating = is_matmul(out.opcode) && out.accumulate;
-  std::uint8_t read = 0;
-  std::uint8_t write = 0;
-  for (std::size_t slot = 0; slot < kSlotCount; ++slot) {
+  // A region's first byte is its operand's offset plus a function of the operand's shape
+  // (AccessPattern::region()), so the regions move with their operands.
+  for_each_operand_region(out, [&](std::size_t slot, std::uint8_t read, std::uint8_t write) {
+    if (element_delta[slot] == 0) return;
     AccessPattern& pattern = out.operands[slot];
-    if (!pattern.used()) continue;
-    const bool written = slot == static_cast<std::size_t>(Slot::kDst) ||
-                         slot == static_cast<std::size_t>(Slot::kReduceDst);
-    const bool also_read = accumulating && slot == static_cast<std::size_t>(Slot::kDst);
-    const std::uint8_t read_index = read;
-    const std::uint8_t write_index = write;
-    if (written) {
-      ++write;
-      if (also_read) ++read;
-    } else {
-      ++read;
-    }
-    if (element_delta[slot] == 0) continue;
     const auto bytes = static_cast<std::uint64_t>(
         element_delta[slot] * static_cast<std::int64_t>(dtype_bytes(pattern.dtype)));
     pattern.offset += bytes;
-    if (written) {
-      out.writes[write_index].byte_begin += bytes;
-      if (also_read) out.reads[read_index].byte_begin += bytes;
-    } else {
-      out.reads[read_index].byte_begin += bytes;
-    }
-  }
+    if (read != kNoRegion) out.reads[read].byte_begin += bytes;
+    if (write != kNoRegion) out.writes[write].byte_begin += bytes;
+  });
   if (queue_changed) out.dma_queue = static_cast<std::uint8_t>(queue);
   return true;
 }
 
 void InstructionStream::derive_regions(Instruction& out) {
-  const bool accumulating = is_matmul(out.opcode) && out.accumulate;
   out.num_reads = 0;
   out.num_writes = 0;
-  for (std::size_t slot = 0; slot < kSlotCount; ++slot) {
-    const AccessPattern& pattern = out.operands[slot];
-    if (!pattern.used()) continue;
-    const bool written = slot == static_cast<std::size_t>(Slot::kDst) ||
-                         slot == static_cast<std::size_t>(Slot::kReduceDst);
-    const Region region = pattern.region();
-    if (written) {
-      out.writes[out.num_writes++] = region;
-      if (accumulating && slot == static_cast<std::size_t>(Slot::kDst)) {
-        out.reads[out.num_reads++] = region;  // read-accumulate-write
-      }
-    } else {
-      out.reads[out.num_reads++] = region;
-    }
-  }
+  for_each_operand_region(out, [&](std::size_t slot, std::uint8_t read, std::uint8_t write) {
+    const Region region = out.operands[slot].region();
+    if (read != kNoRegion) out.reads[read] = region;
+    if (write != kNoRegion) out.writes[write] = region;
+    out.num_reads = static_cast<std::uint8_t>(out.num_reads + (read != kNoRegion ? 1 : 0));
+    out.num_writes = static_cast<std::uint8_t>(out.num_writes + (write != kNoRegion ? 1 : 0));
+  });
 }
 
 void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
