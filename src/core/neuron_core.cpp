@@ -390,8 +390,10 @@ void NeuronCore::dma_dispatch_method() {
       std::uint64_t last_id = 0;
       dependencies_known(*pending.item, Engine::kDma, ready, last_engine, last_id);
       if (ready > pending.issued) {
-        dma_stats.wait_ns_by_producer[static_cast<std::size_t>(last_engine)] +=
-            to_ns(ready - pending.issued);
+        // Summed in ticks, exactly: the total does not depend on the order DMAs are looked at.
+        sc_time& waited = dma_wait_by_producer_[static_cast<std::size_t>(last_engine)];
+        waited += ready - pending.issued;
+        dma_stats.wait_ns_by_producer[static_cast<std::size_t>(last_engine)] = to_ns(waited);
       }
       ready = std::max(ready, pending.issued);
       dma_ready_.push({ready, pending.item->id, index});

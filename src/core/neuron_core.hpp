@@ -336,6 +336,8 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   };
   std::priority_queue<ReadyDma, std::vector<ReadyDma>, std::greater<>> dma_ready_;
   sc_core::sc_event dma_work_;  ///< a DMA was triggered or a producer it waits for scheduled
+  /// DMA dependency waits by producer engine (CoreStats::engines[kDma].wait_ns_by_producer).
+  std::array<sc_core::sc_time, kernel::kEngineCount> dma_wait_by_producer_{};
   sc_core::sc_time dma_busy_until_;
   sc_core::sc_time collective_busy_until_;  ///< end of the union of DMA data-movement intervals
   cost::TensorThrottle throttle_;
