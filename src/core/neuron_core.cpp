@@ -374,38 +374,46 @@ sc_time NeuronCore::dependencies_ready(const Queued& item, Engine consumer, Engi
   return ready;
 }
 
+void NeuronCore::consider_dma(std::uint32_t index) {
+  PendingDma& pending = dma_pending_[index];
+  if (const std::optional<std::uint64_t> producer = unscheduled_producer(*pending.item)) {
+    dma_blocked_[*producer].push_back(index);
+    return;
+  }
+  sc_time ready;
+  Engine last_engine = Engine::kSync;
+  std::uint64_t last_id = 0;
+  dependencies_known(*pending.item, Engine::kDma, ready, last_engine, last_id);
+  if (ready > pending.issued) {
+    // Summed in ticks, exactly: the total does not depend on the order DMAs are looked at.
+    sc_time& waited = dma_wait_by_producer_[static_cast<std::size_t>(last_engine)];
+    waited += ready - pending.issued;
+    stats_.engines[static_cast<std::size_t>(Engine::kDma)]
+        .wait_ns_by_producer[static_cast<std::size_t>(last_engine)] = to_ns(waited);
+  }
+  ready = std::max(ready, pending.issued);
+  dma_ready_.push({ready, pending.item->id, index});
+  // The DMA dispatcher sleeps until the earliest ready DMA it knew of: wake it only for an
+  // earlier one.
+  if (ready < dma_wakes_at_) {
+    dma_wakes_at_ = SC_ZERO_TIME;
+    dma_work_.notify();
+  }
+}
+
 void NeuronCore::dma_dispatch_method() {
-  EngineStats& dma_stats = stats_.engines[static_cast<std::size_t>(Engine::kDma)];
-  std::vector<std::uint32_t>& recheck = dma_recheck_scratch_;
+  // Running: DMAs considered meanwhile are seen below without a notification.
+  dma_wakes_at_ = SC_ZERO_TIME;
   for (;;) {
-    recheck.swap(dma_recheck_);
-    for (const std::uint32_t index : recheck) {
-      PendingDma& pending = dma_pending_[index];
-      if (const std::optional<std::uint64_t> producer = unscheduled_producer(*pending.item)) {
-        dma_blocked_[*producer].push_back(index);
-        continue;
-      }
-      sc_time ready;
-      Engine last_engine = Engine::kSync;
-      std::uint64_t last_id = 0;
-      dependencies_known(*pending.item, Engine::kDma, ready, last_engine, last_id);
-      if (ready > pending.issued) {
-        // Summed in ticks, exactly: the total does not depend on the order DMAs are looked at.
-        sc_time& waited = dma_wait_by_producer_[static_cast<std::size_t>(last_engine)];
-        waited += ready - pending.issued;
-        dma_stats.wait_ns_by_producer[static_cast<std::size_t>(last_engine)] = to_ns(waited);
-      }
-      ready = std::max(ready, pending.issued);
-      dma_ready_.push({ready, pending.item->id, index});
-    }
-    recheck.clear();
     const sc_time now = sc_core::sc_time_stamp();
     if (dma_ready_.empty()) {
+      dma_wakes_at_ = sc_core::sc_max_time();
       sc_core::next_trigger(dma_work_);
       return;
     }
     const ReadyDma first = dma_ready_.top();
     if (first.ready > now) {
+      dma_wakes_at_ = first.ready;
       sc_core::next_trigger(first.ready - now, dma_work_);
       return;
     }
@@ -464,9 +472,11 @@ void NeuronCore::finish(InFlight& record, Engine producer, const sc_time& end,
   if (!dma_blocked_.empty()) {
     const auto blocked = dma_blocked_.find(record.id);
     if (blocked != dma_blocked_.end()) {
-      dma_recheck_.insert(dma_recheck_.end(), blocked->second.begin(), blocked->second.end());
+      // Taken out first: considering a DMA may block it on another producer (map insertion).
+      dma_unblocked_.swap(blocked->second);
       dma_blocked_.erase(blocked);
-      dma_work_.notify();
+      for (const std::uint32_t index : dma_unblocked_) consider_dma(index);
+      dma_unblocked_.clear();
     }
   }
   pending_retire_.push({visible + semaphore_latency_, record.id});
@@ -715,8 +725,7 @@ void NeuronCore::sequencer_thread(std::size_t unit) {
       }
       queue.swap_front(dma_pending_[index].item);  // `item` now lives in the pending slot
       dma_pending_[index].issued = end;
-      dma_recheck_.push_back(index);
-      dma_work_.notify();
+      consider_dma(index);
     } else {
       finish(record, producer, end, visible);
     }

@@ -180,9 +180,13 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   /// queue is full or its in-flight slot is still occupied), then re-triggers itself on what it
   /// waits for. A method, not a thread: no context switch per dispatched instruction.
   void dispatcher_method();
-  /// SC_METHOD: starts triggered DMAs and collectives once their dependencies are visible,
-  /// earliest first; re-triggers itself on the next ready time or new work.
+  /// SC_METHOD: starts ready DMAs and collectives at their ready time, earliest first (ties by
+  /// id); re-triggers itself on the next ready time or on an earlier one becoming known.
   void dma_dispatch_method();
+  /// A triggered DMA or collective (slot `index` of dma_pending_), or one whose producer just
+  /// got its times: blocked on the first producer without times, else ready when its
+  /// dependencies are visible (and not before its trigger issued it).
+  void consider_dma(std::uint32_t index);
   /// The tracker's in-order stream of an instruction on sequencer `unit`
   /// (deps::DependencyTracker, "In-order streams").
   std::uint32_t in_order_stream(const kernel::Instruction& instruction,
@@ -319,12 +323,10 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   /// they wait); free slots in dma_free_slots_.
   std::vector<PendingDma> dma_pending_;
   std::vector<std::uint32_t> dma_free_slots_;
-  /// Slots to look at again: just triggered, or a producer they waited for got its times.
-  std::vector<std::uint32_t> dma_recheck_;
-  std::vector<std::uint32_t> dma_recheck_scratch_;  ///< dma_dispatch_method's working copy
   /// Slots waiting for the times of one producer (by producer id): looked at only when that
   /// producer is scheduled, so a wake costs O(DMAs it unblocks), not O(DMAs waiting).
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> dma_blocked_;
+  std::vector<std::uint32_t> dma_unblocked_;  ///< finish()'s working copy of one blocked list
   /// Ready slots by (time their dependencies are visible, id): started in this order.
   struct ReadyDma {
     sc_core::sc_time ready;
@@ -335,7 +337,10 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
     }
   };
   std::priority_queue<ReadyDma, std::vector<ReadyDma>, std::greater<>> dma_ready_;
-  sc_core::sc_event dma_work_;  ///< a DMA was triggered or a producer it waits for scheduled
+  sc_core::sc_event dma_work_;  ///< a DMA became ready earlier than dma_wakes_at_
+  /// When dma_dispatch_method runs next unless notified (zero while it runs, the maximum time
+  /// while nothing is ready).
+  sc_core::sc_time dma_wakes_at_;
   /// DMA dependency waits by producer engine (CoreStats::engines[kDma].wait_ns_by_producer).
   std::array<sc_core::sc_time, kernel::kEngineCount> dma_wait_by_producer_{};
   sc_core::sc_time dma_busy_until_;

@@ -355,6 +355,39 @@ TEST(CoreTiming, DmaTriggeredFromAnyEngineTakesTheSameTime) {
   }
 }
 
+// DMAs start in the order they become ready, not in the order they were triggered: B (128 KiB
+// per partition row, ~7 us alone), triggered after A but independent, starts while A (a small
+// store) waits for a VectorE memset of ~2 us. The kernel then ends when B alone would end: A
+// ends at the memset plus its own short time, well before. Were B held behind A, it would start
+// after the memset and end ~2 us later.
+TEST(CoreTiming, ADmaReadyEarlierIsNotHeldBehindOneTriggeredBeforeIt) {
+  auto kernel = [](bool with_a) {
+    const std::string a = R"({"op": "memset", "dst": "t", "value": 0.0},
+        {"op": "dma_copy", "dst": "out", "src": "t[:, 0:32]"},)";
+    return R"({"format": "trnsim-kernel/1", "name": "order",
+      "tensors": {"t": {"memory": "sbuf", "dtype": "float32", "shape": [128, 2048]},
+                  "out": {"memory": "hbm", "dtype": "float32", "shape": [128, 32]},
+                  "x": {"memory": "hbm", "dtype": "bfloat16", "shape": [128, 8192]},
+                  "y": {"memory": "sbuf", "dtype": "bfloat16", "shape": [128, 8192]}},
+      "program": [)" +
+           (with_a ? a : std::string()) +
+           R"({"op": "dma_copy", "dst": "y", "src": "x", "queue": 1}]})";
+  };
+  for (const std::string model : {"transfer", "packet"}) {
+    const std::vector<std::string> sets = {"dma.model=" + model};
+    const double b_alone = kernel_ns(simulate_in_child(kernel(false), "trn2", sets));
+    const auto both = simulate_in_child(kernel(true), "trn2", sets);
+    const double memset_ns = both["cores"][0]["engines"]["vector"]["active_ns"].get<double>();
+    // Long enough to tell the two orders apart, short enough that A ends well before B.
+    ASSERT_GT(memset_ns, 1500.0) << model;
+    ASSERT_LT(memset_ns, b_alone / 2) << model;
+    // A's 16 KiB on the shared engines may delay B by about a descriptor (~100 ns, 1.7% of B);
+    // held behind A, B would end a memset (> 1.5 us) later.
+    EXPECT_GE(kernel_ns(both), b_alone - 1.0) << model;
+    EXPECT_LT(kernel_ns(both), b_alone + 0.25 * memset_ns) << model;
+  }
+}
+
 // A DMA on TensorE's queue uses no PE cell, even in a queue entry a matmul used before. With a
 // queue depth of 1 the DMA is staged in the first matmul's entry. Throttle off, trn2, transfer
 // DMA model: the first matmul is LS 128/4 = 32 cycles then a 512-cycle multiply on the whole
