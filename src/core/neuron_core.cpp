@@ -294,6 +294,8 @@ NeuronCore::PePlacement NeuronCore::pe_placement(const Instruction& instruction)
 cost::EngineCost NeuronCore::cost_of(const Instruction& instruction,
                                      const cost::CostContext& context) {
   if (instruction.content_key == 0) return cost::engine_cost(instruction, params_, context);
+  // The memo key packs every field of the context; a new field must be packed too.
+  static_assert(sizeof(cost::CostContext) == 3, "cost_of: pack the new CostContext field");
   const auto bits = static_cast<std::uint8_t>((context.depends_on_recent ? 1 : 0) |
                                               (context.stationary_reused ? 2 : 0) |
                                               (context.activation_table_switch ? 4 : 0));
