@@ -187,10 +187,27 @@ void run(const char* name, std::uint64_t count, std::size_t window) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::uint64_t count = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 5'000'000;
+  std::uint64_t count = 5'000'000;
+  if (argc > 1) {
+    char* end = nullptr;
+    count = std::strtoull(argv[1], &end, 10);
+    if (*end != '\0' || count == 0 || argv[1][0] == '-') {
+      std::fprintf(stderr,
+                   "deps_bench: command line: COUNT: expected a positive integer, found '%s'\n"
+                   "usage: deps_bench [COUNT] [vector_add|matmul|random]\n",
+                   argv[1]);
+      return 2;
+    }
+  }
+  const std::string only = argc > 2 ? argv[2] : "";
+  if (!only.empty() && only != "vector_add" && only != "matmul" && only != "random") {
+    std::fprintf(stderr,
+                 "deps_bench: command line: expected vector_add, matmul or random, found '%s'\n",
+                 only.c_str());
+    return 2;
+  }
   std::printf("deps_bench: %llu instructions per stream (stream generation time included)\n",
               static_cast<unsigned long long>(count));
-  const std::string only = argc > 2 ? argv[2] : "";
   if (only.empty() || only == "vector_add") run<VectorAddStream>("vector_add", count, 256);
   if (only.empty() || only == "matmul") run<MatmulStream>("matmul", count, 256);
   if (only.empty() || only == "random") run<RandomStream>("random", count, 300);

@@ -22,6 +22,7 @@
 #include "dma/dma_system.hpp"
 #include "kernel/instruction.hpp"
 #include "memory/sim_time.hpp"
+#include "util/error.hpp"
 
 namespace {
 
@@ -108,11 +109,29 @@ extern "C" int sc_main(int, char*[]) {
   return 1;
 }
 
-int main(int argc, char** argv) {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: dma_bench [t1v1|stream|curve] [CONFIG] [BYTES_PER_PARTITION (even, 2..65536)]";
+
+int run(int argc, char** argv) {
   const std::string scenario = argc > 1 ? argv[1] : "t1v1";
+  if (scenario == "--help" || scenario == "-h") {
+    std::printf("%s\n", kUsage);
+    return trnsim::kExitOk;
+  }
   const std::string config = argc > 2 ? argv[2] : (scenario == "t1v1" ? "trn1" : "trn2");
-  const std::uint32_t curve_bytes =
-      argc > 3 ? static_cast<std::uint32_t>(std::atoi(argv[3])) : 1024;
+  std::uint32_t curve_bytes = 1024;
+  if (argc > 3) {
+    char* end = nullptr;
+    const unsigned long value = std::strtoul(argv[3], &end, 10);
+    if (*end != '\0' || value < 2 || value > 65536 || value % 2 != 0) {
+      throw trnsim::InputError("command line", std::string("BYTES_PER_PARTITION: expected an even "
+                                                           "number from 2 to 65536, found '") +
+                                                   argv[3] + "'");
+    }
+    curve_bytes = static_cast<std::uint32_t>(value);
+  }
   const trnsim::config::Params params = trnsim::config::load_config(config).params;
 
   std::vector<Instruction> dmas;
@@ -156,8 +175,7 @@ int main(int argc, char** argv) {
                           pattern(MemoryKind::kHbm, 1, 128, columns, i * 128 * curve_bytes), 0));
     }
   } else {
-    std::fprintf(stderr, "usage: dma_bench [t1v1|stream|curve] [CONFIG] [BYTES_PER_PARTITION]\n");
-    return 2;
+    throw trnsim::InputError("command line", "unknown scenario '" + scenario + "'\n" + kUsage);
   }
 
   trnsim::dma::DmaSystem system("memory", params, 1);
@@ -195,4 +213,18 @@ int main(int argc, char** argv) {
   }
   std::printf("\n");
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const trnsim::InputError& error) {
+    std::fprintf(stderr, "dma_bench: %s\n", error.what());
+    return trnsim::kExitInvalidInput;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "dma_bench: internal error: %s\n", error.what());
+    return trnsim::kExitInternal;
+  }
 }

@@ -15,13 +15,18 @@
 #include "kernel/parse.hpp"
 #include "kernel/prepare.hpp"
 #include "kernel/target_from_config.hpp"
+#include "util/error.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: sim_bench KERNEL.json [CONFIG] [--param N=V]... [--set KEY=VALUE]...";
+
+int run(int argc, char** argv) {
   using namespace trnsim;
-  if (argc < 2) {
-    std::fprintf(stderr,
-                 "usage: sim_bench KERNEL.json [CONFIG] [--param N=V]... [--set KEY=VALUE]...\n");
-    return 2;
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    std::fprintf(argc < 2 ? stderr : stdout, "%s\n", kUsage);
+    return argc < 2 ? kExitInvalidInput : kExitOk;
   }
   std::string config_name = "trn2";
   kernel::ParseOptions options;
@@ -32,6 +37,8 @@ int main(int argc, char** argv) {
       options.param_overrides.push_back(kernel::parse_param_override(argv[++i]));
     } else if (arg == "--set" && i + 1 < argc) {
       sets.emplace_back(argv[++i]);
+    } else if (arg.starts_with("--")) {
+      throw InputError("command line", "unknown option or missing value: '" + arg + "'\n" + kUsage);
     } else {
       config_name = arg;
     }
@@ -58,4 +65,18 @@ int main(int argc, char** argv) {
       static_cast<double>(result.instructions) / seconds / 1e6, result.kernel_ns / 1e3,
       static_cast<double>(usage.ru_maxrss) / 1024.0);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const trnsim::InputError& error) {
+    std::fprintf(stderr, "sim_bench: %s\n", error.what());
+    return trnsim::kExitInvalidInput;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "sim_bench: internal error: %s\n", error.what());
+    return trnsim::kExitInternal;
+  }
 }

@@ -106,6 +106,13 @@ void run(const char* label, const char* text, long repetitions) {
 
 int main(int argc, char** argv) {
   const long repetitions = argc > 1 ? std::atol(argv[1]) : 312500;  // 312500 x 32 = 10 M
+  if (repetitions <= 0) {
+    std::fprintf(stderr,
+                 "stream_bench: command line: REPETITIONS: expected a positive integer, found "
+                 "'%s'\nusage: stream_bench [REPETITIONS]\n",
+                 argv[1]);
+    return 2;
+  }
   try {
     run("vector_add", kVectorAdd, repetitions);
     run("matmul", kMatmul, repetitions * 32 / 56 + 1);  // >= 10 M as well
