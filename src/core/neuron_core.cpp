@@ -379,7 +379,14 @@ sc_time NeuronCore::dependencies_ready(const Queued& item, Engine consumer, Engi
 void NeuronCore::consider_dma(std::uint32_t index) {
   PendingDma& pending = dma_pending_[index];
   if (const std::optional<std::uint64_t> producer = unscheduled_producer(*pending.item)) {
-    dma_blocked_[*producer].push_back(index);
+    InFlight& blocking = slot(*producer);
+    pending.next_blocked = kNoSlot;
+    if (blocking.blocked_first == kNoSlot) {
+      blocking.blocked_first = index;
+    } else {
+      dma_pending_[blocking.blocked_last].next_blocked = index;
+    }
+    blocking.blocked_last = index;
     return;
   }
   sc_time ready;
@@ -471,15 +478,14 @@ void NeuronCore::finish(InFlight& record, Engine producer, const sc_time& end,
     free_events_.push_back(record.scheduled_event);
     record.scheduled_event = nullptr;
   }
-  if (!dma_blocked_.empty()) {
-    const auto blocked = dma_blocked_.find(record.id);
-    if (blocked != dma_blocked_.end()) {
-      // Taken out first: considering a DMA may block it on another producer (map insertion).
-      dma_unblocked_.swap(blocked->second);
-      dma_blocked_.erase(blocked);
-      for (const std::uint32_t index : dma_unblocked_) consider_dma(index);
-      dma_unblocked_.clear();
-    }
+  // Taken out first: considering a DMA may block it on another producer, which relinks it.
+  std::uint32_t blocked = record.blocked_first;
+  record.blocked_first = kNoSlot;
+  record.blocked_last = kNoSlot;
+  while (blocked != kNoSlot) {
+    const std::uint32_t next = dma_pending_[blocked].next_blocked;
+    consider_dma(blocked);
+    blocked = next;
   }
   pending_retire_.push({visible + semaphore_latency_, record.id});
   stats_.end_ns = std::max(stats_.end_ns, to_ns(visible));

@@ -19,7 +19,6 @@
 #include <optional>
 #include <queue>
 #include <systemc>
-#include <unordered_map>
 #include <vector>
 
 #include "config/params.hpp"
@@ -132,7 +131,14 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
     /// Notified when the times become known; taken from the core's pool only when a process
     /// has to wait for them (most records are never waited for), returned when notified.
     sc_core::sc_event* scheduled_event = nullptr;
+    /// dma_pending_ slots waiting for these times, linked by PendingDma::next_blocked in the
+    /// order they blocked: looked at only when the times become known, so a wake costs
+    /// O(DMAs it unblocks), not O(DMAs waiting), and blocking allocates nothing.
+    std::uint32_t blocked_first = kNoSlot;
+    std::uint32_t blocked_last = kNoSlot;
   };
+
+  static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
 
   /// Bounded FIFO of one sequencer, a ring of entries allocated on first use and then reused
   /// (no allocation per instruction; a queue that never fills never holds `depth` entries).
@@ -173,7 +179,8 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   /// A triggered DMA or collective whose dependencies are not all visible yet.
   struct PendingDma {
     std::unique_ptr<Queued> item = std::make_unique<Queued>();
-    sc_core::sc_time issued;  ///< when the trigger engine issued it
+    sc_core::sc_time issued;               ///< when the trigger engine issued it
+    std::uint32_t next_blocked = kNoSlot;  ///< next slot blocked on the same producer
   };
 
   /// SC_METHOD: dispatches instructions in program order until one cannot be (its engine's
@@ -323,10 +330,6 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   /// they wait); free slots in dma_free_slots_.
   std::vector<PendingDma> dma_pending_;
   std::vector<std::uint32_t> dma_free_slots_;
-  /// Slots waiting for the times of one producer (by producer id): looked at only when that
-  /// producer is scheduled, so a wake costs O(DMAs it unblocks), not O(DMAs waiting).
-  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> dma_blocked_;
-  std::vector<std::uint32_t> dma_unblocked_;  ///< finish()'s working copy of one blocked list
   /// Ready slots by (time their dependencies are visible, id): started in this order.
   struct ReadyDma {
     sc_core::sc_time ready;
