@@ -17,7 +17,8 @@ double TransferLevelDma::RateLimit::admit(double start_ns, double bytes) {
   return tat_ns;
 }
 
-TransferLevelDma::TransferLevelDma(const config::Params& params, std::uint32_t cores)
+TransferLevelDma::TransferLevelDma(const config::Params& params, std::uint32_t cores,
+                                   Shortcuts shortcuts)
     : params_(params),
       cores_(std::max<std::uint32_t>(1, cores)),
       engines_per_core_(static_cast<std::uint32_t>(std::max(1, params.dma.engines_per_core))),
@@ -25,6 +26,8 @@ TransferLevelDma::TransferLevelDma(const config::Params& params, std::uint32_t c
       hbm_latency_ns_(params.hbm.controller_latency_ns + params.hbm.t_rcd_ns + params.hbm.t_cl_ns),
       descriptor_free_ns_(std::size_t{cores_} * engines_per_core_, 0.0),
       data_free_ns_(std::size_t{cores_} * engines_per_core_, 0.0),
+      lockstep_(cores_, shortcuts == Shortcuts::kOn ? engines_per_core_ : 1),
+      shortcuts_(shortcuts == Shortcuts::kOn),
       core_caps_(cores_, RateLimit{params.dma.core_bandwidth_gbps}),
       read_ports_(cores_, RateLimit{params.dma.hbm_port_bandwidth_gbps}),
       write_ports_(cores_, RateLimit{params.dma.hbm_port_bandwidth_gbps}),
@@ -113,6 +116,10 @@ const TransferLevelDma::EngineSplit& TransferLevelDma::engine_split(
     return entry.valid && entry.opcode == instruction.opcode &&
            same_shape(entry.src, instruction.src()) && same_shape(entry.dst, instruction.dst());
   };
+  if (!shortcuts_) {
+    compute_split(instruction, split_cache_[0].split);
+    return split_cache_[0].split;
+  }
   if (matches(split_cache_[split_cache_last_])) return split_cache_[split_cache_last_].split;
   for (std::size_t i = 0; i < kSplitCacheSize; ++i) {
     if (matches(split_cache_[i])) {
@@ -157,14 +164,21 @@ void TransferLevelDma::submit(std::uint32_t pid, std::uint64_t id,
   double* data_free = &data_free_ns_[std::size_t{pid} * engines_per_core_];
   // The common case: every engine gets the same share and is in the same state (a stream of
   // like transfers): one engine's arithmetic stands for all.
-  bool alike = split.uniform;
-  for (std::uint32_t e = 1; alike && e < split.engines; ++e) {
+  std::uint32_t& lockstep = lockstep_[pid];
+  bool alike = shortcuts_ && split.uniform;
+  for (std::uint32_t e = std::max(lockstep, 1u); alike && e < split.engines; ++e) {
     alike = descriptor_free[e] == descriptor_free[0] && data_free[e] == data_free[0];
   }
+  // Engines in lockstep that this transfer leaves alone (or all, when engine 0 goes its own way)
+  // get their own state back before engine 0 moves.
+  const std::uint32_t keep_from = alike ? split.engines : 1;
+  for (std::uint32_t e = keep_from; e < lockstep; ++e) {
+    descriptor_free[e] = descriptor_free[0];
+    data_free[e] = data_free[0];
+  }
+  lockstep = alike ? split.engines : 1;
   for (std::uint32_t e = 0; e < split.engines; ++e) {
     if (alike && e > 0) {
-      descriptor_free[e] = descriptor_free[0];
-      data_free[e] = data_free[0];
       stats.engine_busy_ns += split.busy_ns[0];
       continue;
     }

@@ -42,7 +42,13 @@ namespace trnsim::dma {
 
 class TransferLevelDma final : public core::DmaBackend {
  public:
-  TransferLevelDma(const config::Params& params, std::uint32_t cores);
+  /// Exact shortcuts of submit(): the per-shape split cache and engines moved in lockstep.
+  /// Off, every DMA is split and every engine computed on its own; the results are the same to
+  /// the bit (tests compare the two).
+  enum class Shortcuts : bool { kOff, kOn };
+
+  TransferLevelDma(const config::Params& params, std::uint32_t cores,
+                   Shortcuts shortcuts = Shortcuts::kOn);
 
   void submit(std::uint32_t pid, std::uint64_t id, const kernel::Instruction& instruction,
               core::DmaClient& client) override;
@@ -101,10 +107,15 @@ class TransferLevelDma final : public core::DmaBackend {
   const double hbm_latency_ns_;
   std::vector<double> descriptor_free_ns_;  ///< per engine (pid * engines + e)
   std::vector<double> data_free_ns_;        ///< per engine
-  std::vector<RateLimit> core_caps_;        ///< per core
-  std::vector<RateLimit> read_ports_;       ///< per core
-  std::vector<RateLimit> write_ports_;      ///< per core
-  std::vector<RateLimit> stacks_;           ///< per HBM stack of every chip
+  /// Per core: engines 1 .. lockstep-1 are in engine 0's state and their own entries in the two
+  /// vectors above are stale (a stream of like transfers updates engine 0 alone). Engines from
+  /// `lockstep` on have their own entries.
+  std::vector<std::uint32_t> lockstep_;
+  const bool shortcuts_;
+  std::vector<RateLimit> core_caps_;    ///< per core
+  std::vector<RateLimit> read_ports_;   ///< per core
+  std::vector<RateLimit> write_ports_;  ///< per core
+  std::vector<RateLimit> stacks_;       ///< per HBM stack of every chip
   std::vector<CoreDmaStats> core_stats_;
   std::vector<OnChipBytes> on_chip_;
   std::vector<double> queue_done_ns_;  ///< per (core, queue): its latest DMA's completion

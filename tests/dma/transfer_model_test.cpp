@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "dma_test_support.hpp"
 
 namespace trnsim::dma::test {
@@ -76,6 +78,47 @@ TEST(TransferModel, AShapeSeenBeforeTimesAsInAFreshModel) {
     EXPECT_NEAR(bench.completion(id).complete_ns - time, latency, 1e-3) << "DMA " << id;
     time += 1e6;
   }
+}
+
+TEST(TransferModel, ShortcutsChangeNoResult) {
+  // The split cache and the engines moved in lockstep are exact shortcuts: a random mix of
+  // shapes (uniform splits over all engines, over a few, and uneven ones), back to back and
+  // spaced, on two cores and four queues, completes at the same times, to the bit, as in a
+  // model that computes every engine of every DMA on its own.
+  const config::Params params = builtin("trn2");
+  TransferLevelDma fast(params, 2, TransferLevelDma::Shortcuts::kOn);
+  TransferLevelDma plain(params, 2, TransferLevelDma::Shortcuts::kOff);
+  Testbench fast_bench("fast", fast);
+  Testbench plain_bench("plain", plain);
+  std::mt19937 random(20261130);
+  const std::array<std::uint32_t, 8> rows{1, 2, 3, 16, 17, 32, 100, 128};
+  const std::array<std::uint32_t, 4> row_bytes{128, 512, 4096, 8192};
+  const std::array<double, 5> gaps_ns{0, 0, 50, 700, 6000};
+  double time = 0;
+  std::vector<std::uint64_t> ids;
+  for (int i = 0; i < 600; ++i) {
+    // Runs of one shape (where lockstep pays off) broken by other shapes.
+    const std::uint32_t shape_rows = rows[random() % rows.size()];
+    const std::uint32_t shape_bytes = row_bytes[random() % row_bytes.size()];
+    for (std::uint32_t repeat = 1 + random() % 6; repeat > 0; --repeat) {
+      const auto queue = static_cast<std::uint8_t>(random() % 4);
+      const std::uint32_t pid = random() % 4 == 0 ? 1 : 0;
+      Instruction dma = load(shape_rows, shape_bytes, (i * 8 + repeat) * 1048576ull, queue);
+      time += gaps_ns[random() % gaps_ns.size()];
+      ids.push_back(fast_bench.add(time, pid, dma));
+      plain_bench.add(time, pid, dma);
+    }
+  }
+  sc_core::sc_start();
+  ASSERT_EQ(fast_bench.completed(), ids.size());
+  ASSERT_EQ(plain_bench.completed(), ids.size());
+  for (const std::uint64_t id : ids) {
+    EXPECT_EQ(fast_bench.completion(id).complete_ns, plain_bench.completion(id).complete_ns)
+        << "DMA " << id;
+    EXPECT_EQ(fast_bench.completion(id).transfer_ns, plain_bench.completion(id).transfer_ns)
+        << "DMA " << id;
+  }
+  EXPECT_EQ(fast.statistics(time).dump(), plain.statistics(time).dump());
 }
 
 TEST(TransferModel, HardwareDescriptorGenerationDelaysDescriptorsAndData) {
