@@ -1,6 +1,9 @@
 #include "kernel/instruction.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <type_traits>
 #include <utility>
 
 namespace trnsim::kernel {
@@ -327,6 +330,75 @@ Region AccessPattern::region() const {
   region.stride_bytes = region.run_bytes;
   region.count = 1;
   return region;
+}
+
+namespace {
+
+bool is_default(const AccessPattern& pattern) {
+  const AccessPattern blank;
+  return pattern.memory == blank.memory && pattern.dtype == blank.dtype &&
+         pattern.rank == blank.rank && pattern.partition_axis == blank.partition_axis &&
+         pattern.tensor == blank.tensor && pattern.space == blank.space &&
+         pattern.partition_start == blank.partition_start &&
+         pattern.partitions == blank.partitions && pattern.offset == blank.offset &&
+         pattern.sizes == blank.sizes && pattern.strides == blank.strides;
+}
+
+bool is_default(const Region& region) {
+  const Region blank;
+  return region.memory == blank.memory && region.space == blank.space &&
+         region.partition_begin == blank.partition_begin &&
+         region.partition_end == blank.partition_end && region.byte_begin == blank.byte_begin &&
+         region.run_bytes == blank.run_bytes && region.stride_bytes == blank.stride_bytes &&
+         region.count == blank.count;
+}
+
+}  // namespace
+
+bool is_compact(const Instruction& instruction) {
+  for (const AccessPattern& pattern : instruction.operands) {
+    if (!pattern.used() && !is_default(pattern)) return false;
+  }
+  for (std::size_t i = instruction.num_reads; i < instruction.reads.size(); ++i) {
+    if (!is_default(instruction.reads[i])) return false;
+  }
+  for (std::size_t i = instruction.num_writes; i < instruction.writes.size(); ++i) {
+    if (!is_default(instruction.writes[i])) return false;
+  }
+  return true;
+}
+
+void assign_compact(Instruction& to, const Instruction& from) {
+  static_assert(std::is_trivially_copyable_v<Instruction> &&
+                std::is_standard_layout_v<Instruction>);
+  // Layout: [identity][operands][reads][writes][num_reads ... end]. Any field added before the
+  // operands or after the writes is copied with its neighbours.
+  constexpr std::size_t kOperands = offsetof(Instruction, operands);
+  constexpr std::size_t kReads = offsetof(Instruction, reads);
+  constexpr std::size_t kWrites = offsetof(Instruction, writes);
+  constexpr std::size_t kTail = offsetof(Instruction, num_reads);
+  static_assert(kReads == kOperands + sizeof(Instruction::operands) &&
+                kWrites == kReads + sizeof(Instruction::reads) &&
+                kTail == kWrites + sizeof(Instruction::writes));
+  auto* to_bytes = reinterpret_cast<unsigned char*>(&to);
+  const auto* from_bytes = reinterpret_cast<const unsigned char*>(&from);
+  for (std::size_t slot = 0; slot < from.operands.size(); ++slot) {
+    if (from.operands[slot].used()) {
+      to.operands[slot] = from.operands[slot];
+    } else if (to.operands[slot].used()) {
+      to.operands[slot] = AccessPattern{};
+    }
+  }
+  const std::size_t reads = from.num_reads > to.num_reads ? from.num_reads : to.num_reads;
+  for (std::size_t i = 0; i < reads; ++i) {
+    to.reads[i] = i < from.num_reads ? from.reads[i] : Region{};
+  }
+  const std::size_t writes = from.num_writes > to.num_writes ? from.num_writes : to.num_writes;
+  for (std::size_t i = 0; i < writes; ++i) {
+    to.writes[i] = i < from.num_writes ? from.writes[i] : Region{};
+  }
+  std::memcpy(to_bytes, from_bytes, kOperands);
+  std::memcpy(to_bytes + kTail, from_bytes + kTail, sizeof(Instruction) - kTail);
 }
 
 }  // namespace trnsim::kernel

@@ -395,4 +395,14 @@ struct Instruction {
   std::uint32_t peer = 0;  ///< send/recv: global index of the other core
 };
 
+/// True when `instruction` is in compact form: every unused operand slot and every region past
+/// num_reads / num_writes is default-constructed. The instruction stream produces only such
+/// instructions (tests check it over the example kernels).
+bool is_compact(const Instruction& instruction);
+
+/// `to = from` for instructions in compact form, touching only the operand slots and regions
+/// either of them uses (a queue entry is written once per simulated instruction; most
+/// instructions use 2-3 of the 7 slots). Both must be in compact form; `to` then equals `from`.
+void assign_compact(Instruction& to, const Instruction& from);
+
 }  // namespace trnsim::kernel

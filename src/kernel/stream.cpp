@@ -435,7 +435,7 @@ bool InstructionStream::shift_from_base(const Memo& memo, const Memo::Base& base
       (queue < 0 || queue >= static_cast<std::int64_t>(kernel_.target.dma_queues))) {
     return false;
   }
-  out = base.instruction;
+  assign_compact(out, base.instruction);
   // A region's first byte is its operand's offset plus a function of the operand's shape
   // (AccessPattern::region()), so the regions move with their operands.
   for_each_operand_region(out, [&](std::size_t slot, std::uint8_t read, std::uint8_t write) {
@@ -467,7 +467,7 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
   const Statement& statement = program_.statements[statement_index];
   const std::uint32_t spec_index = statement.instruction;
   if (cached_[spec_index]) {
-    out = cache_[spec_index];
+    assign_compact(out, cache_[spec_index]);
     out.sequence = sequence_;
     fill_source(statement_index, out.source);
     return;
@@ -480,7 +480,7 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
     const Instruction* reused = memo.caching ? memo_lookup(memo, memo_entry) : nullptr;
     bool reconstructed = false;
     if (reused != nullptr) {
-      out = *reused;
+      assign_compact(out, *reused);
       reconstructed = true;
     } else if (memo.shiftable) {
       base = base_index(memo, signature_);

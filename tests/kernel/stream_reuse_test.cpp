@@ -152,6 +152,11 @@ std::uint64_t expect_same_stream(const PreparedKernel& kernel, std::uint32_t pid
       ADD_FAILURE() << what << ": instruction " << n << " differs with reuse";
       break;
     }
+    // Queue entries are copied with assign_compact(), which relies on it.
+    if (!is_compact(a) || !is_compact(b)) {
+      ADD_FAILURE() << what << ": instruction " << n << " is not in compact form";
+      break;
+    }
     if (keys != nullptr) keys->check(a, what, n);
   }
   return n;
@@ -184,6 +189,49 @@ TEST(StreamReuse, EveryExampleKernelGivesTheFullBuildsInstructions) {
   }
   EXPECT_GT(compared, 100'000u);
   EXPECT_GT(recurring_keys, compared / 10);  // the keys do recur: memoising by them pays
+}
+
+TEST(StreamReuse, AssignCompactEqualsAssignment) {
+  // Instructions of every example kernel, each written over each other (a queue entry holds
+  // the previous instruction when the next is copied in): the result is the source.
+  const std::string dir = std::string(TRNSIM_SOURCE_DIR) + "/examples/kernels";
+  std::vector<Instruction> sample;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json") continue;
+    try {
+      const PreparedKernel kernel =
+          prepare_kernel(std::make_shared<const Program>(parse_program_file(entry.path().string())),
+                         trn3_target());
+      InstructionStream stream(kernel, 0);
+      Instruction next;
+      for (int i = 0; i < 40 && stream.next(next); ++i) {
+        if (i % 8 == 0) sample.push_back(next);
+      }
+    } catch (const InputError&) {
+      continue;  // not for this generation
+    }
+  }
+  ASSERT_GE(sample.size(), 40u);
+  for (const Instruction& from : sample) {
+    for (const Instruction& previous : sample) {
+      Instruction to = previous;
+      assign_compact(to, from);
+      ASSERT_EQ(fields(to), fields(from));
+      ASSERT_TRUE(is_compact(to));
+    }
+  }
+  // is_compact() sees stale state past the used parts.
+  const auto one_write = std::find_if(sample.begin(), sample.end(),
+                                      [](const Instruction& in) { return in.num_writes == 1; });
+  ASSERT_NE(one_write, sample.end());
+  Instruction stale = *one_write;
+  stale.writes[1].byte_begin = 64;
+  EXPECT_FALSE(is_compact(stale));
+  stale = *one_write;
+  for (AccessPattern& pattern : stale.operands) {
+    if (!pattern.used()) pattern.offset = 64;
+  }
+  EXPECT_FALSE(is_compact(stale));
 }
 
 // Shift path: HBM integer index, HBM slice window, rotating DMA queue; memo path: recurring
