@@ -98,21 +98,29 @@ double peak_flops_for(const Instruction& instruction, const config::Params& para
 
 }  // namespace
 
-sc_time BarrierHub::arrive(std::span<const std::uint32_t> group) {
+bool BarrierHub::arrive(std::span<const std::uint32_t> group, Ticket& ticket) {
   std::vector<std::uint32_t> key(group.begin(), group.end());
   std::sort(key.begin(), key.end());
   key.erase(std::unique(key.begin(), key.end()), key.end());
   const auto participants = key.empty() ? cores_ : static_cast<std::uint32_t>(key.size());
   Barrier& barrier = barriers_[key];
-  const std::uint64_t generation = barrier.generation;
+  ticket.barrier = &barrier;
+  ticket.generation = barrier.generation;
   if (++barrier.arrived == participants) {
     barrier.arrived = 0;
     ++barrier.generation;
     barrier.released->notify();
-    return sc_core::sc_time_stamp();
+    return true;
   }
-  while (barrier.generation == generation) sc_core::wait(*barrier.released);
-  return sc_core::sc_time_stamp();
+  return false;
+}
+
+bool BarrierHub::released(const Ticket& ticket) {
+  return ticket.barrier->generation != ticket.generation;
+}
+
+const sc_core::sc_event& BarrierHub::released_event(const Ticket& ticket) {
+  return *ticket.barrier->released;
 }
 
 NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& params,
@@ -146,8 +154,8 @@ NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& param
   sc_core::sc_spawn(sc_bind(&NeuronCore::dispatcher_method, this), "dispatcher", &method);
   sc_core::sc_spawn(sc_bind(&NeuronCore::dma_dispatch_method, this), "dma_dispatcher", &method);
   for (std::size_t unit = 0; unit < kSequencers; ++unit) {
-    sc_core::sc_spawn(sc_bind(&NeuronCore::sequencer_thread, this, unit),
-                      sc_core::sc_gen_unique_name("sequencer"));
+    sc_core::sc_spawn(sc_bind(&NeuronCore::sequencer_method, this, unit),
+                      sc_core::sc_gen_unique_name("sequencer"), &method);
   }
 }
 
@@ -364,18 +372,6 @@ sc_time NeuronCore::other_engines_ready(const Queued& item, Engine consumer) {
   return ready;
 }
 
-sc_time NeuronCore::dependencies_ready(const Queued& item, Engine consumer, Engine& last_engine,
-                                       std::uint64_t& last_id) {
-  sc_time ready;
-  while (!dependencies_known(item, consumer, ready, last_engine, last_id)) {
-    // Wait for the first producer that has no time yet, then look again.
-    if (const std::optional<std::uint64_t> producer = unscheduled_producer(item)) {
-      sc_core::wait(scheduled_event(slot(*producer)));
-    }
-  }
-  return ready;
-}
-
 void NeuronCore::consider_dma(std::uint32_t index) {
   PendingDma& pending = dma_pending_[index];
   if (const std::optional<std::uint64_t> producer = unscheduled_producer(*pending.item)) {
@@ -515,233 +511,289 @@ void NeuronCore::collective_complete(std::uint64_t id, const sc_time& complete) 
   finish(record, Engine::kCollective, complete, complete);
 }
 
-void NeuronCore::sequencer_thread(std::size_t unit) {
+void NeuronCore::sequencer_method(std::size_t unit) {
   EngineQueue& queue = *queues_[unit];
   const Engine engine = static_cast<Engine>(unit);
-  sc_time ls_free_at;  // TensorE: LoadStationary unit free
-  kernel::AccessPattern last_stationary;
-  bool have_stationary = false;
-  std::uint64_t last_matmul_id = kNoId;
-  kernel::ActivationFunc loaded_table = kernel::ActivationFunc::kCopy;
+  Sequencer& state = sequencers_[unit];
 
   for (;;) {
-    while (queue.empty()) {
-      if (dispatch_done_) {
-        if (--running_sequencers_ == 0) finished_ = true;
+    if (state.phase == Sequencer::Phase::kAtBarrier) {
+      if (!BarrierHub::released(state.barrier)) {
+        sc_core::next_trigger(BarrierHub::released_event(state.barrier));
         return;
       }
-      sc_core::wait(queue.pushed);
-    }
-    Queued& item = queue.front();
-    const Instruction& instruction = item.instruction;
-    InFlight& record = slot(item.id);
-
-    Engine waited_on = Engine::kSync;
-    std::uint64_t waited_on_id = 0;
-    // A DMA trigger does not wait for the DMA's data: the DMA waits for its own dependencies
-    // (dma_dispatch_method) while the trigger engine goes on with its next instruction.
-    const bool is_dma =
-        instruction.engine == Engine::kDma || instruction.engine == Engine::kCollective;
-    const sc_time deps_ready =
-        is_dma ? SC_ZERO_TIME : dependencies_ready(item, engine, waited_on, waited_on_id);
-    const sc_time now = sc_core::sc_time_stamp();
-    // When the engine could start it, dependencies aside. TensorE issues in order but runs
-    // instructions on disjoint PE tiles (and, where the generation has it, transposes in the
-    // background) concurrently: it waits for the tiles it uses, not for the whole array.
-    sc_time engine_available = engine_free_at_[unit];
-    std::uint32_t lane = 0;
-    const bool background = item.placement.background;
-    if (engine == Engine::kTensor) {
-      // TensorE issues in order. A DMA it triggers has an empty placement: no PE cell.
-      engine_available = tensor_issue_at_;
-      if (background) {
-        engine_available = std::max(engine_available, background_transpose_free_at_);
-        lane = static_cast<std::uint32_t>(pe_cells_.size());
-      } else {
-        engine_available = std::max(engine_available, pe_cells_.free_at(item.placement));
-        lane = static_cast<std::uint32_t>(item.placement.first_cell);
-      }
-    }
-    // Dependency waits count from when the engine could otherwise have started.
-    const sc_time earliest = std::max(engine_available, item.pushed_at);
-    sc_time start = std::max({earliest, deps_ready, now});
-    const double wait_ns = deps_ready > earliest ? to_ns(deps_ready - earliest) : 0.0;
-    const std::uint64_t previous_on_engine = last_id_on_engine_[unit];
-    const bool depends_on_recent = item.any_dependency(
-        [&](std::uint64_t dependency) { return dependency == previous_on_engine; });
-
-    EngineStats& engine_stats = stats_.engines[unit];
-    double busy_ns = 0;
-    double slice_start_ns = 0;
-    sc_time end;
-    sc_time visible;
-    Engine producer = engine;
-
-    bool completes_later = false;
-    if (instruction.engine == Engine::kDma) {
-      if (start > now) sc_core::wait(start - now);
-      end = start + issue_time_;
-      if (engine == Engine::kTensor) tensor_issue_at_ = end;
-      busy_ns = to_ns(issue_time_);
-      EngineStats& dma_stats = stats_.engines[static_cast<std::size_t>(Engine::kDma)];
-      ++dma_stats.instructions;
-      ++dma_stats.op_counts[static_cast<std::size_t>(instruction.opcode)];
-      ++stats_.dma_transfers;
-      stats_.dma_bytes += std::max(instruction.src().bytes(), instruction.dst().bytes());
-      if (instruction.src().memory == MemoryKind::kHbm) {
-        stats_.hbm_read_bytes += instruction.src().bytes();
-      }
-      if (instruction.dst().memory == MemoryKind::kHbm) {
-        stats_.hbm_write_bytes += instruction.dst().bytes();
-      }
-      slice_start_ns = to_ns(start);
-      completes_later = true;
-    } else if (instruction.engine == Engine::kCollective) {
-      if (start > now) sc_core::wait(start - now);
-      end = start + issue_time_;
-      busy_ns = to_ns(issue_time_);
-      EngineStats& collective_stats = stats_.engines[static_cast<std::size_t>(Engine::kCollective)];
-      ++collective_stats.instructions;
-      ++collective_stats.op_counts[static_cast<std::size_t>(instruction.opcode)];
-      slice_start_ns = to_ns(start);
-      completes_later = true;
-    } else if (instruction.opcode == Opcode::kCoreBarrier) {
-      if (start > now) sc_core::wait(start - now);
-      std::span<const std::uint32_t> group;
-      if (instruction.core_group != kernel::kAllCores) {
-        group = source_->core_group(instruction.core_group);
-      }
-      end = barrier_ != nullptr ? barrier_->arrive(group) : start;
-      end = std::max(end, start + issue_time_);
-      visible = end;
-      busy_ns = to_ns(end - start);
-      slice_start_ns = to_ns(start);
-    } else if (engine == Engine::kTensor) {
-      cost::CostContext context;
-      context.depends_on_recent = depends_on_recent;
-      const bool is_matmul =
-          instruction.opcode == Opcode::kNcMatmul || instruction.opcode == Opcode::kNcMatmulMx;
-      if (is_matmul) {
-        const kernel::AccessPattern& stationary = instruction.operand(kernel::Slot::kStationary);
-        // Conservative: any producer newer than the previous matmul may have rewritten it.
-        const bool written_since = item.any_dependency([&](std::uint64_t dependency) {
-          return last_matmul_id == kNoId || dependency > last_matmul_id;
-        });
-        context.stationary_reused =
-            have_stationary && !written_since && same_pattern(stationary, last_stationary);
-        last_stationary = stationary;
-        have_stationary = true;
-        last_matmul_id = item.id;
-      }
-      const cost::EngineCost cost = cost_of(instruction, context);
-      const double cycle_ns = params_.tensor.cycle_ns();
-      // LoadStationary runs in the background as soon as its inputs are ready. The stationary
-      // is in SBUF, which TensorE never writes: only other engines' results can delay it.
-      const sc_time ls_start = std::max(other_engines_ready(item, engine), ls_free_at);
-      const sc_time ls_end = ls_start + ns(cost.load_stationary_cycles * cycle_ns);
-      ls_free_at = ls_end;
-      start = std::max(start, ls_end);
-      if (start > now) sc_core::wait(start - now);
-      const double full_rate_ns = cost.cycles * cycle_ns;
-      const double start_ns = to_ns(start);
-      const double end_ns = throttle_.run(start_ns, full_rate_ns);
-      stats_.throttled_ns += end_ns - start_ns - full_rate_ns;
-      end = ns(end_ns);
-      visible = end + ns(cost.latency_cycles * cycle_ns);
-      slice_start_ns = std::max(to_ns(ls_start), to_ns(engine_available));
-      slice_start_ns = std::min(slice_start_ns, start_ns);
-      // Busy time is the union over concurrent tiles.
-      busy_ns = end > tensor_busy_until_
-                    ? end_ns - std::max(slice_start_ns, to_ns(tensor_busy_until_))
-                    : 0.0;
-      tensor_busy_until_ = std::max(tensor_busy_until_, end);
-      tensor_issue_at_ = start;
-      if (background) {
-        background_transpose_free_at_ = end;
-      } else {
-        pe_cells_.occupy(item.placement, end);
-      }
-      if (is_matmul) {
-        stats_.matmul_flops += instruction.flops;
-        stats_.tensor_ideal_ns +=
-            static_cast<double>(instruction.flops) / peak_flops_for(instruction, params_) * 1e9;
-      }
+    } else if (state.phase == Sequencer::Phase::kWaitingStart) {
+      if (!arrive_at_barrier(unit)) return;
     } else {
-      cost::CostContext context;
-      context.depends_on_recent = depends_on_recent;
-      if (instruction.opcode == Opcode::kActivation) {
-        context.activation_table_switch = instruction.func != loaded_table;
-        loaded_table = instruction.func;
+      if (queue.empty()) {
+        if (dispatch_done_) {
+          if (--running_sequencers_ == 0) finished_ = true;
+          return;  // no next_trigger(): never runs again
+        }
+        sc_core::next_trigger(queue.pushed);
+        return;
       }
-      // NC-v2 shared ports: VectorE/GpSimdE on SBUF, VectorE/ScalarE on PSUM.
-      sc_time* sbuf_port = nullptr;
-      sc_time* psum_port = nullptr;
-      if (params_.vector.shares_sbuf_port_with_gpsimd &&
-          (engine == Engine::kVector || engine == Engine::kGpSimd) &&
-          touches(instruction, MemoryKind::kSbuf)) {
-        sbuf_port = &shared_sbuf_port_free_at_;
+      const Queued& item = queue.front();
+      const Instruction& instruction = item.instruction;
+      // A DMA trigger does not wait for the DMA's data: the DMA waits for its own dependencies
+      // (dma_dispatch_method) while the trigger engine goes on with its next instruction.
+      const bool is_dma =
+          instruction.engine == Engine::kDma || instruction.engine == Engine::kCollective;
+      sc_time deps_ready = SC_ZERO_TIME;
+      state.waited_on = Engine::kSync;
+      state.waited_on_id = 0;
+      if (!is_dma &&
+          !dependencies_known(item, engine, deps_ready, state.waited_on, state.waited_on_id)) {
+        // Wait for the first producer that has no time yet, then look again.
+        sc_core::next_trigger(scheduled_event(slot(*unscheduled_producer(item))));
+        return;
       }
-      if (params_.vector.shares_psum_port_with_scalar &&
-          (engine == Engine::kVector || engine == Engine::kScalar) &&
-          touches(instruction, MemoryKind::kPsum)) {
-        psum_port = &shared_psum_port_free_at_;
-      }
-      const sc_time before_ports = start;
-      if (sbuf_port != nullptr) start = std::max(start, *sbuf_port);
-      if (psum_port != nullptr) start = std::max(start, *psum_port);
-      engine_stats.port_wait_ns += to_ns(start - before_ports);
-      if (start > now) sc_core::wait(start - now);
-      const cost::EngineCost cost = cost_of(instruction, context);
-      end = start + ns(cost.ns);
-      visible = end;
-      if (sbuf_port != nullptr) *sbuf_port = end;
-      if (psum_port != nullptr) *psum_port = end;
-      busy_ns = cost.ns;
-      slice_start_ns = to_ns(start);
+      if (!plan_start(unit, deps_ready)) return;  // waiting for the start, or at a barrier
     }
-
-    ++engine_stats.instructions;
-    ++engine_stats.op_counts[static_cast<std::size_t>(instruction.opcode)];
-    engine_stats.active_ns += busy_ns;
-    if (wait_ns > 0) {
-      engine_stats.wait_ns_by_producer[static_cast<std::size_t>(waited_on)] += wait_ns;
-    }
-    ++stats_.instructions;
-    engine_free_at_[unit] = end;
-    last_id_on_engine_[unit] = item.id;
-
-    if (observer_) {
-      InstructionTiming timing;
-      timing.instruction = &instruction;
-      timing.start_ns = slice_start_ns;
-      timing.end_ns = to_ns(end);
-      timing.visible_ns = to_ns(visible);
-      timing.wait_ns = wait_ns;
-      timing.waited_on = waited_on;
-      timing.waited_on_sequence = waited_on_id;
-      timing.lane = lane;
-      observer_(timing);
-    }
-    if (completes_later) {
-      std::uint32_t index;
-      if (dma_free_slots_.empty()) {
-        index = static_cast<std::uint32_t>(dma_pending_.size());
-        dma_pending_.emplace_back();
-      } else {
-        index = dma_free_slots_.back();
-        dma_free_slots_.pop_back();
-      }
-      queue.swap_front(dma_pending_[index].item);  // `item` now lives in the pending slot
-      dma_pending_[index].issued = end;
-      consider_dma(index);
-    } else {
-      finish(record, producer, end, visible);
-    }
-    // Only the dispatcher waits for `popped`, and only on a full queue.
-    const bool was_full = queue.full();
-    queue.pop_front();
-    if (was_full) queue.popped.notify();
+    commit_start(unit);
+    state.phase = Sequencer::Phase::kIdle;
   }
+}
+
+bool NeuronCore::plan_start(std::size_t unit, const sc_time& deps_ready) {
+  EngineQueue& queue = *queues_[unit];
+  const Engine engine = static_cast<Engine>(unit);
+  Sequencer& state = sequencers_[unit];
+  const Queued& item = queue.front();
+  const Instruction& instruction = item.instruction;
+  const sc_time now = sc_core::sc_time_stamp();
+  // When the engine could start it, dependencies aside. TensorE issues in order but runs
+  // instructions on disjoint PE tiles (and, where the generation has it, transposes in the
+  // background) concurrently: it waits for the tiles it uses, not for the whole array.
+  sc_time engine_available = engine_free_at_[unit];
+  state.lane = 0;
+  if (engine == Engine::kTensor) {
+    // TensorE issues in order. A DMA it triggers has an empty placement: no PE cell.
+    engine_available = tensor_issue_at_;
+    if (item.placement.background) {
+      engine_available = std::max(engine_available, background_transpose_free_at_);
+      state.lane = static_cast<std::uint32_t>(pe_cells_.size());
+    } else {
+      engine_available = std::max(engine_available, pe_cells_.free_at(item.placement));
+      state.lane = static_cast<std::uint32_t>(item.placement.first_cell);
+    }
+  }
+  state.engine_available = engine_available;
+  // Dependency waits count from when the engine could otherwise have started.
+  const sc_time earliest = std::max(engine_available, item.pushed_at);
+  sc_time start = std::max({earliest, deps_ready, now});
+  state.wait_ns = deps_ready > earliest ? to_ns(deps_ready - earliest) : 0.0;
+  const std::uint64_t previous_on_engine = last_id_on_engine_[unit];
+  const bool depends_on_recent = item.any_dependency(
+      [&](std::uint64_t dependency) { return dependency == previous_on_engine; });
+
+  if (instruction.engine == Engine::kDma || instruction.engine == Engine::kCollective) {
+    // Nothing but the start to plan.
+  } else if (instruction.opcode == Opcode::kCoreBarrier) {
+    // Arrives at the barrier at its start (commit_start, Phase::kAtBarrier).
+  } else if (engine == Engine::kTensor) {
+    cost::CostContext context;
+    context.depends_on_recent = depends_on_recent;
+    const bool is_matmul =
+        instruction.opcode == Opcode::kNcMatmul || instruction.opcode == Opcode::kNcMatmulMx;
+    if (is_matmul) {
+      const kernel::AccessPattern& stationary = instruction.operand(kernel::Slot::kStationary);
+      // Conservative: any producer newer than the previous matmul may have rewritten it.
+      const bool written_since = item.any_dependency([&](std::uint64_t dependency) {
+        return state.last_matmul_id == kNoId || dependency > state.last_matmul_id;
+      });
+      context.stationary_reused = state.have_stationary && !written_since &&
+                                  same_pattern(stationary, state.last_stationary);
+      state.last_stationary = stationary;
+      state.have_stationary = true;
+      state.last_matmul_id = item.id;
+    }
+    state.cost = cost_of(instruction, context);
+    const double cycle_ns = params_.tensor.cycle_ns();
+    // LoadStationary runs in the background as soon as its inputs are ready. The stationary
+    // is in SBUF, which TensorE never writes: only other engines' results can delay it.
+    state.ls_start = std::max(other_engines_ready(item, engine), state.ls_free_at);
+    const sc_time ls_end = state.ls_start + ns(state.cost.load_stationary_cycles * cycle_ns);
+    state.ls_free_at = ls_end;
+    start = std::max(start, ls_end);
+  } else {
+    cost::CostContext context;
+    context.depends_on_recent = depends_on_recent;
+    if (instruction.opcode == Opcode::kActivation) {
+      context.activation_table_switch = instruction.func != state.loaded_table;
+      state.loaded_table = instruction.func;
+    }
+    // NC-v2 shared ports: VectorE/GpSimdE on SBUF, VectorE/ScalarE on PSUM.
+    state.sbuf_port = nullptr;
+    state.psum_port = nullptr;
+    if (params_.vector.shares_sbuf_port_with_gpsimd &&
+        (engine == Engine::kVector || engine == Engine::kGpSimd) &&
+        touches(instruction, MemoryKind::kSbuf)) {
+      state.sbuf_port = &shared_sbuf_port_free_at_;
+    }
+    if (params_.vector.shares_psum_port_with_scalar &&
+        (engine == Engine::kVector || engine == Engine::kScalar) &&
+        touches(instruction, MemoryKind::kPsum)) {
+      state.psum_port = &shared_psum_port_free_at_;
+    }
+    const sc_time before_ports = start;
+    if (state.sbuf_port != nullptr) start = std::max(start, *state.sbuf_port);
+    if (state.psum_port != nullptr) start = std::max(start, *state.psum_port);
+    stats_.engines[unit].port_wait_ns += to_ns(start - before_ports);
+    state.cost = cost_of(instruction, context);
+  }
+  state.start = start;
+  if (start > now) {
+    state.phase = Sequencer::Phase::kWaitingStart;
+    sc_core::next_trigger(start - now);
+    return false;
+  }
+  return arrive_at_barrier(unit);
+}
+
+bool NeuronCore::arrive_at_barrier(std::size_t unit) {
+  const Instruction& instruction = queues_[unit]->front().instruction;
+  if (instruction.opcode != Opcode::kCoreBarrier || instruction.engine == Engine::kDma ||
+      instruction.engine == Engine::kCollective || barrier_ == nullptr) {
+    return true;
+  }
+  std::span<const std::uint32_t> group;
+  if (instruction.core_group != kernel::kAllCores) {
+    group = source_->core_group(instruction.core_group);
+  }
+  Sequencer& state = sequencers_[unit];
+  if (barrier_->arrive(group, state.barrier)) return true;
+  state.phase = Sequencer::Phase::kAtBarrier;
+  sc_core::next_trigger(BarrierHub::released_event(state.barrier));
+  return false;
+}
+
+void NeuronCore::commit_start(std::size_t unit) {
+  EngineQueue& queue = *queues_[unit];
+  const Engine engine = static_cast<Engine>(unit);
+  Sequencer& state = sequencers_[unit];
+  Queued& item = queue.front();
+  const Instruction& instruction = item.instruction;
+  InFlight& record = slot(item.id);
+  const sc_time start = state.start;
+
+  EngineStats& engine_stats = stats_.engines[unit];
+  double busy_ns = 0;
+  double slice_start_ns = 0;
+  sc_time end;
+  sc_time visible;
+  Engine producer = engine;
+
+  bool completes_later = false;
+  if (instruction.engine == Engine::kDma) {
+    end = start + issue_time_;
+    if (engine == Engine::kTensor) tensor_issue_at_ = end;
+    busy_ns = to_ns(issue_time_);
+    EngineStats& dma_stats = stats_.engines[static_cast<std::size_t>(Engine::kDma)];
+    ++dma_stats.instructions;
+    ++dma_stats.op_counts[static_cast<std::size_t>(instruction.opcode)];
+    ++stats_.dma_transfers;
+    stats_.dma_bytes += std::max(instruction.src().bytes(), instruction.dst().bytes());
+    if (instruction.src().memory == MemoryKind::kHbm) {
+      stats_.hbm_read_bytes += instruction.src().bytes();
+    }
+    if (instruction.dst().memory == MemoryKind::kHbm) {
+      stats_.hbm_write_bytes += instruction.dst().bytes();
+    }
+    slice_start_ns = to_ns(start);
+    completes_later = true;
+  } else if (instruction.engine == Engine::kCollective) {
+    end = start + issue_time_;
+    busy_ns = to_ns(issue_time_);
+    EngineStats& collective_stats = stats_.engines[static_cast<std::size_t>(Engine::kCollective)];
+    ++collective_stats.instructions;
+    ++collective_stats.op_counts[static_cast<std::size_t>(instruction.opcode)];
+    slice_start_ns = to_ns(start);
+    completes_later = true;
+  } else if (instruction.opcode == Opcode::kCoreBarrier) {
+    // Released now (every core of the group arrived), or no barrier hub: at the start.
+    end = barrier_ != nullptr ? sc_core::sc_time_stamp() : start;
+    end = std::max(end, start + issue_time_);
+    visible = end;
+    busy_ns = to_ns(end - start);
+    slice_start_ns = to_ns(start);
+  } else if (engine == Engine::kTensor) {
+    const cost::EngineCost& cost = state.cost;
+    const double cycle_ns = params_.tensor.cycle_ns();
+    const double full_rate_ns = cost.cycles * cycle_ns;
+    const double start_ns = to_ns(start);
+    const double end_ns = throttle_.run(start_ns, full_rate_ns);
+    stats_.throttled_ns += end_ns - start_ns - full_rate_ns;
+    end = ns(end_ns);
+    visible = end + ns(cost.latency_cycles * cycle_ns);
+    slice_start_ns = std::max(to_ns(state.ls_start), to_ns(state.engine_available));
+    slice_start_ns = std::min(slice_start_ns, start_ns);
+    // Busy time is the union over concurrent tiles.
+    busy_ns = end > tensor_busy_until_
+                  ? end_ns - std::max(slice_start_ns, to_ns(tensor_busy_until_))
+                  : 0.0;
+    tensor_busy_until_ = std::max(tensor_busy_until_, end);
+    tensor_issue_at_ = start;
+    if (item.placement.background) {
+      background_transpose_free_at_ = end;
+    } else {
+      pe_cells_.occupy(item.placement, end);
+    }
+    if (instruction.opcode == Opcode::kNcMatmul || instruction.opcode == Opcode::kNcMatmulMx) {
+      stats_.matmul_flops += instruction.flops;
+      stats_.tensor_ideal_ns +=
+          static_cast<double>(instruction.flops) / peak_flops_for(instruction, params_) * 1e9;
+    }
+  } else {
+    end = start + ns(state.cost.ns);
+    visible = end;
+    if (state.sbuf_port != nullptr) *state.sbuf_port = end;
+    if (state.psum_port != nullptr) *state.psum_port = end;
+    busy_ns = state.cost.ns;
+    slice_start_ns = to_ns(start);
+  }
+
+  ++engine_stats.instructions;
+  ++engine_stats.op_counts[static_cast<std::size_t>(instruction.opcode)];
+  engine_stats.active_ns += busy_ns;
+  if (state.wait_ns > 0) {
+    engine_stats.wait_ns_by_producer[static_cast<std::size_t>(state.waited_on)] += state.wait_ns;
+  }
+  ++stats_.instructions;
+  engine_free_at_[unit] = end;
+  last_id_on_engine_[unit] = item.id;
+
+  if (observer_) {
+    InstructionTiming timing;
+    timing.instruction = &instruction;
+    timing.start_ns = slice_start_ns;
+    timing.end_ns = to_ns(end);
+    timing.visible_ns = to_ns(visible);
+    timing.wait_ns = state.wait_ns;
+    timing.waited_on = state.waited_on;
+    timing.waited_on_sequence = state.waited_on_id;
+    timing.lane = state.lane;
+    observer_(timing);
+  }
+  if (completes_later) {
+    std::uint32_t index;
+    if (dma_free_slots_.empty()) {
+      index = static_cast<std::uint32_t>(dma_pending_.size());
+      dma_pending_.emplace_back();
+    } else {
+      index = dma_free_slots_.back();
+      dma_free_slots_.pop_back();
+    }
+    queue.swap_front(dma_pending_[index].item);  // `item` now lives in the pending slot
+    dma_pending_[index].issued = end;
+    consider_dma(index);
+  } else {
+    finish(record, producer, end, visible);
+  }
+  // Only the dispatcher waits for `popped`, and only on a full queue.
+  const bool was_full = queue.full();
+  queue.pop_front();
+  if (was_full) queue.popped.notify();
 }
 
 }  // namespace trnsim::core

@@ -2,8 +2,9 @@
 // running their own in-order queues concurrently, a dispatcher feeding them in program order with
 // the dependencies the tracker finds, cross-engine semaphores, and the DMA queues.
 //
-// Event-driven: an engine thread wakes only when an instruction can start (its dependencies
-// visible, the engine free) or when work arrives; there is no clock and no idle wake-up.
+// Event-driven: an engine's sequencer (an SC_METHOD, like the dispatchers: no thread, no context
+// switch) wakes only when an instruction can start (its dependencies visible, the engine free)
+// or when work arrives; there is no clock and no idle wake-up.
 // Costs come from the pure cost models (core/cost); this module adds who waits for whom.
 // Leaves out: instruction fetch (sequencer issue is a fixed cost per instruction), data values,
 // and (until the DMA/HBM model lands) DMA contention beyond one shared data path per core.
@@ -37,11 +38,21 @@ namespace trnsim::core {
 /// Rendezvous for core_barrier across the cores of one simulation. A core arriving at a barrier
 /// of a group waits until every core of that group has arrived at it.
 class BarrierHub {
+  struct Barrier;
+
  public:
   explicit BarrierHub(std::uint32_t cores) : cores_(cores) {}
-  /// Blocks the calling SystemC thread until every core in `group` (empty: all cores) arrived.
-  /// Returns the release time.
-  sc_core::sc_time arrive(std::span<const std::uint32_t> group);
+  /// A core's arrival at one barrier, until it is released.
+  struct Ticket {
+    const Barrier* barrier = nullptr;
+    std::uint64_t generation = 0;
+  };
+  /// The calling core arrives at the barrier of `group` (empty: all cores). Returns true when
+  /// it is the last to arrive: the barrier is released now. Otherwise the caller waits for
+  /// released_event() until released() holds.
+  bool arrive(std::span<const std::uint32_t> group, Ticket& ticket);
+  static bool released(const Ticket& ticket);
+  static const sc_core::sc_event& released_event(const Ticket& ticket);
 
  private:
   struct Barrier {
@@ -212,17 +223,23 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   /// When the results of other engines (not `consumer` itself) that `item` depends on are
   /// visible to it. Requires dependencies_known() to have returned true.
   sc_core::sc_time other_engines_ready(const Queued& item, kernel::Engine consumer);
-  void sequencer_thread(std::size_t unit);
+  /// SC_METHOD of sequencer `unit` (a method, not a thread: no context switch per
+  /// instruction). Runs its queue in order: waits for the front instruction's producers to have
+  /// times, plans its start (plan_start), waits until then, arrives at a barrier if it is one,
+  /// and commits it (commit_start).
+  void sequencer_method(std::size_t unit);
+  /// Computes the front instruction's start and what its commit needs, at the current time with
+  /// its dependencies known. Returns true when it starts now (and, a barrier, is released).
+  bool plan_start(std::size_t unit, const sc_core::sc_time& deps_ready);
+  /// The front instruction is a core_barrier: arrives at it. True if released now.
+  bool arrive_at_barrier(std::size_t unit);
+  /// At the front instruction's start: its end and visible times, statistics, observer, then
+  /// it leaves the queue (a DMA or collective to the DMA dispatcher).
+  void commit_start(std::size_t unit);
   void retire_until(const sc_core::sc_time& now);
   InFlight& slot(std::uint64_t id) { return in_flight_[id & (in_flight_.size() - 1)]; }
   /// The record's scheduled event, taken from the pool on first use.
   sc_core::sc_event& scheduled_event(InFlight& record);
-  /// Waits until every dependency of `item` is scheduled; returns when its results are visible
-  /// (with semaphore latency for other engines) and which producer was last.
-  sc_core::sc_time dependencies_ready(const Queued& item, kernel::Engine consumer,
-                                      kernel::Engine& last_engine, std::uint64_t& last_id);
-  double execute_compute(const Queued& item, std::size_t unit, const sc_core::sc_time& start,
-                         bool depends_on_recent);
   void finish(InFlight& record, kernel::Engine producer, const sc_core::sc_time& end,
               const sc_core::sc_time& visible);
 
@@ -249,6 +266,34 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   /// (visible + semaphore latency, id) of scheduled instructions not yet retired, min first.
   RetireQueue<std::pair<sc_core::sc_time, std::uint64_t>> pending_retire_;
   std::array<std::unique_ptr<EngineQueue>, kSequencers> queues_;
+  /// One sequencer's state: what it keeps from instruction to instruction, and its front
+  /// instruction's plan between plan_start() and commit_start().
+  struct Sequencer {
+    enum class Phase : std::uint8_t {
+      kIdle,          ///< looking at the front instruction (if any) afresh
+      kWaitingStart,  ///< planned; woken at its start
+      kAtBarrier,     ///< a core_barrier waiting for the other cores
+    };
+    Phase phase = Phase::kIdle;
+    sc_core::sc_time ls_free_at;  ///< TensorE: LoadStationary unit free
+    kernel::AccessPattern last_stationary;
+    bool have_stationary = false;
+    std::uint64_t last_matmul_id = ~std::uint64_t{0};
+    kernel::ActivationFunc loaded_table = kernel::ActivationFunc::kCopy;
+    // The front instruction's plan.
+    sc_core::sc_time start;
+    sc_core::sc_time engine_available;
+    sc_core::sc_time ls_start;
+    double wait_ns = 0;
+    kernel::Engine waited_on = kernel::Engine::kSync;
+    std::uint64_t waited_on_id = 0;
+    std::uint32_t lane = 0;
+    cost::EngineCost cost;
+    sc_core::sc_time* sbuf_port = nullptr;
+    sc_core::sc_time* psum_port = nullptr;
+    BarrierHub::Ticket barrier;
+  };
+  std::array<Sequencer, kSequencers> sequencers_{};
   std::array<sc_core::sc_time, kSequencers> engine_free_at_{};
   std::array<std::uint64_t, kSequencers> last_id_on_engine_{};
   /// When each cell of the PE array (row-major grid of pe_tile_granularity cells) is free.
