@@ -151,7 +151,10 @@ NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& param
   dependency_scratch_.reserve(64);
   sc_core::sc_spawn_options method;
   method.spawn_method();
-  sc_core::sc_spawn(sc_bind(&NeuronCore::dispatcher_method, this), "dispatcher", &method);
+  sc_core::sc_spawn_options dispatcher;
+  dispatcher.spawn_method();
+  dispatcher.set_sensitivity(&dispatcher_wake_);
+  sc_core::sc_spawn(sc_bind(&NeuronCore::dispatch, this), "dispatcher", &dispatcher);
   sc_core::sc_spawn(sc_bind(&NeuronCore::dma_dispatch_method, this), "dma_dispatcher", &method);
   for (std::size_t unit = 0; unit < kSequencers; ++unit) {
     sc_core::sc_spawn(sc_bind(&NeuronCore::sequencer_method, this, unit),
@@ -168,7 +171,7 @@ void NeuronCore::retire_until(const sc_time& now) {
   }
 }
 
-void NeuronCore::dispatcher_method() {
+void NeuronCore::dispatch() {
   for (;;) {
     if (!staged_) {
       try {
@@ -192,12 +195,12 @@ void NeuronCore::dispatcher_method() {
     InFlight& record = slot(id);
     if (record.id != kNoId) {
       if (!record.scheduled) {
-        sc_core::next_trigger(scheduled_event(record));
+        dispatcher_waits_for_id_ = record.id;  // finish() wakes the dispatcher
         return;
       }
       const sc_time until = record.visible + semaphore_latency_;
       if (until > now) {
-        sc_core::next_trigger(until - now);
+        dispatcher_wake_.notify(until - now);
         return;
       }
       retire_until(now);
@@ -208,7 +211,7 @@ void NeuronCore::dispatcher_method() {
     const std::size_t unit = sequencer_of(staged);
     EngineQueue& queue = *queues_[unit];
     if (queue.full()) {
-      sc_core::next_trigger(queue.popped);
+      dispatcher_waits_for_queue_ = unit;  // its sequencer dispatches when it pops
       return;
     }
 
@@ -467,6 +470,10 @@ void NeuronCore::finish(InFlight& record, Engine producer, const sc_time& end,
   record.end = end;
   record.visible = visible;
   record.scheduled = true;
+  if (record.id == dispatcher_waits_for_id_) {
+    dispatcher_waits_for_id_ = kNoId;
+    dispatcher_wake_.notify();
+  }
   if (record.scheduled_event != nullptr) {
     // Immediate notification: every waiter is runnable now and no longer sensitive to the
     // event, so it can serve another record at once.
@@ -790,10 +797,12 @@ void NeuronCore::commit_start(std::size_t unit) {
   } else {
     finish(record, producer, end, visible);
   }
-  // Only the dispatcher waits for `popped`, and only on a full queue.
-  const bool was_full = queue.full();
   queue.pop_front();
-  if (was_full) queue.popped.notify();
+  if (dispatcher_waits_for_queue_ == unit) {
+    // The dispatcher would run now, at this time: it runs here, without a process switch.
+    dispatcher_waits_for_queue_ = kSequencers;
+    dispatch();
+  }
 }
 
 }  // namespace trnsim::core

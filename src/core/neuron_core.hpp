@@ -179,7 +179,6 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
       --size_;
     }
     sc_core::sc_event pushed;
-    sc_core::sc_event popped;
 
    private:
     std::vector<std::unique_ptr<Queued>> entries_;
@@ -194,10 +193,13 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
     std::uint32_t next_blocked = kNoSlot;  ///< next slot blocked on the same producer
   };
 
-  /// SC_METHOD: dispatches instructions in program order until one cannot be (its engine's
-  /// queue is full or its in-flight slot is still occupied), then re-triggers itself on what it
-  /// waits for. A method, not a thread: no context switch per dispatched instruction.
-  void dispatcher_method();
+  /// Dispatches instructions in program order until one cannot be: its engine's queue is full
+  /// (the sequencer calls dispatch() when it pops that queue: a full queue frees up once per
+  /// instruction, and a process switch each time cost more than the dispatch) or its in-flight
+  /// slot is still occupied (dispatcher_wake_ is notified when the occupant's times are known
+  /// or it can retire). The dispatcher SC_METHOD, statically sensitive to dispatcher_wake_,
+  /// runs it otherwise. Either way it runs at the time the dispatch happens.
+  void dispatch();
   /// SC_METHOD: starts ready DMAs and collectives at their ready time, earliest first (ties by
   /// id); re-triggers itself on the next ready time or on an earlier one becoming known.
   void dma_dispatch_method();
@@ -397,6 +399,12 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   std::uint64_t next_id_ = 0;
   std::uint64_t fence_id_ = ~std::uint64_t{0};  ///< the latest core_barrier (kNoId: none)
   std::uint32_t running_sequencers_ = kSequencers;
+  sc_core::sc_event dispatcher_wake_;
+  /// What the dispatcher waits for: the sequencer whose full queue blocks it (kSequencers:
+  /// none), the in-flight instruction whose slot it needs and whose times are unknown (kNoId:
+  /// none).
+  std::size_t dispatcher_waits_for_queue_ = kSequencers;
+  std::uint64_t dispatcher_waits_for_id_ = ~std::uint64_t{0};
   bool dispatch_done_ = false;
   bool finished_ = false;
   std::exception_ptr error_;
