@@ -98,7 +98,8 @@ double peak_flops_for(const Instruction& instruction, const config::Params& para
 
 }  // namespace
 
-bool BarrierHub::arrive(std::span<const std::uint32_t> group, Ticket& ticket) {
+bool BarrierHub::arrive(std::span<const std::uint32_t> group, Ticket& ticket,
+                        sc_core::sc_event& wake) {
   std::vector<std::uint32_t> key(group.begin(), group.end());
   std::sort(key.begin(), key.end());
   key.erase(std::unique(key.begin(), key.end()), key.end());
@@ -109,18 +110,16 @@ bool BarrierHub::arrive(std::span<const std::uint32_t> group, Ticket& ticket) {
   if (++barrier.arrived == participants) {
     barrier.arrived = 0;
     ++barrier.generation;
-    barrier.released->notify();
+    for (sc_core::sc_event* waiter : barrier.waiters) waiter->notify();
+    barrier.waiters.clear();
     return true;
   }
+  barrier.waiters.push_back(&wake);
   return false;
 }
 
 bool BarrierHub::released(const Ticket& ticket) {
   return ticket.barrier->generation != ticket.generation;
-}
-
-const sc_core::sc_event& BarrierHub::released_event(const Ticket& ticket) {
-  return *ticket.barrier->released;
 }
 
 NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& params,
@@ -157,8 +156,11 @@ NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& param
   sc_core::sc_spawn(sc_bind(&NeuronCore::dispatch, this), "dispatcher", &dispatcher);
   sc_core::sc_spawn(sc_bind(&NeuronCore::dma_dispatch_method, this), "dma_dispatcher", &method);
   for (std::size_t unit = 0; unit < kSequencers; ++unit) {
+    sc_core::sc_spawn_options sequencer;
+    sequencer.spawn_method();
+    sequencer.set_sensitivity(&sequencers_[unit].wake);
     sc_core::sc_spawn(sc_bind(&NeuronCore::sequencer_method, this, unit),
-                      sc_core::sc_gen_unique_name("sequencer"), &method);
+                      sc_core::sc_gen_unique_name("sequencer"), &sequencer);
   }
 }
 
@@ -177,8 +179,8 @@ void NeuronCore::dispatch() {
       try {
         if (!source_->next(staging_->instruction)) {
           dispatch_done_ = true;
-          for (auto& queue : queues_) queue->pushed.notify();
-          return;  // no next_trigger(): never runs again
+          for (std::size_t unit = 0; unit < kSequencers; ++unit) wake_sequencer(unit);
+          return;  // never woken again
         }
       } catch (...) {
         error_ = std::current_exception();
@@ -253,12 +255,11 @@ void NeuronCore::dispatch() {
     record.id = id;
     record.scheduled = false;
     record.engine = staged.engine;
-    // Only a sequencer with an empty queue waits for `pushed` (immediate notification with no
-    // waiter does nothing, so skipping it changes nothing but the cost).
     const bool was_empty = queue.empty();
     queue.push_back(staging_);
-    if (was_empty) queue.pushed.notify();
     staged_ = false;
+    // Only a sequencer with an empty queue waits for work.
+    if (was_empty) wake_sequencer(unit);
   }
 }
 
@@ -452,16 +453,11 @@ void NeuronCore::dma_dispatch_method() {
   }
 }
 
-sc_core::sc_event& NeuronCore::scheduled_event(InFlight& record) {
-  if (record.scheduled_event == nullptr) {
-    if (free_events_.empty()) {
-      events_.push_back(std::make_unique<sc_core::sc_event>());
-      free_events_.push_back(events_.back().get());
-    }
-    record.scheduled_event = free_events_.back();
-    free_events_.pop_back();
-  }
-  return *record.scheduled_event;
+void NeuronCore::wake_sequencer(std::size_t unit) {
+  Sequencer& state = sequencers_[unit];
+  if (!state.waiting) return;
+  state.waiting = false;
+  sequencer_method(unit);
 }
 
 void NeuronCore::finish(InFlight& record, Engine producer, const sc_time& end,
@@ -474,12 +470,12 @@ void NeuronCore::finish(InFlight& record, Engine producer, const sc_time& end,
     dispatcher_waits_for_id_ = kNoId;
     dispatcher_wake_.notify();
   }
-  if (record.scheduled_event != nullptr) {
-    // Immediate notification: every waiter is runnable now and no longer sensitive to the
-    // event, so it can serve another record at once.
-    record.scheduled_event->notify();
-    free_events_.push_back(record.scheduled_event);
-    record.scheduled_event = nullptr;
+  if (record.waiting_sequencers != 0) {
+    const std::uint8_t waiting = record.waiting_sequencers;
+    record.waiting_sequencers = 0;
+    for (std::size_t unit = 0; unit < kSequencers; ++unit) {
+      if ((waiting >> unit & 1u) != 0) wake_sequencer(unit);
+    }
   }
   // Taken out first: considering a DMA may block it on another producer, which relinks it.
   std::uint32_t blocked = record.blocked_first;
@@ -525,19 +521,16 @@ void NeuronCore::sequencer_method(std::size_t unit) {
 
   for (;;) {
     if (state.phase == Sequencer::Phase::kAtBarrier) {
-      if (!BarrierHub::released(state.barrier)) {
-        sc_core::next_trigger(BarrierHub::released_event(state.barrier));
-        return;
-      }
+      if (!BarrierHub::released(state.barrier)) return;
     } else if (state.phase == Sequencer::Phase::kWaitingStart) {
       if (!arrive_at_barrier(unit)) return;
     } else {
       if (queue.empty()) {
         if (dispatch_done_) {
           if (--running_sequencers_ == 0) finished_ = true;
-          return;  // no next_trigger(): never runs again
+          return;  // never woken again
         }
-        sc_core::next_trigger(queue.pushed);
+        state.waiting = true;  // dispatch() wakes it
         return;
       }
       const Queued& item = queue.front();
@@ -552,7 +545,9 @@ void NeuronCore::sequencer_method(std::size_t unit) {
       if (!is_dma &&
           !dependencies_known(item, engine, deps_ready, state.waited_on, state.waited_on_id)) {
         // Wait for the first producer that has no time yet, then look again.
-        sc_core::next_trigger(scheduled_event(slot(*unscheduled_producer(item))));
+        slot(*unscheduled_producer(item)).waiting_sequencers |=
+            static_cast<std::uint8_t>(1u << unit);
+        state.waiting = true;
         return;
       }
       if (!plan_start(unit, deps_ready)) return;  // waiting for the start, or at a barrier
@@ -652,7 +647,7 @@ bool NeuronCore::plan_start(std::size_t unit, const sc_time& deps_ready) {
   state.start = start;
   if (start > now) {
     state.phase = Sequencer::Phase::kWaitingStart;
-    sc_core::next_trigger(start - now);
+    state.wake.notify(start - now);
     return false;
   }
   return arrive_at_barrier(unit);
@@ -669,9 +664,8 @@ bool NeuronCore::arrive_at_barrier(std::size_t unit) {
     group = source_->core_group(instruction.core_group);
   }
   Sequencer& state = sequencers_[unit];
-  if (barrier_->arrive(group, state.barrier)) return true;
+  if (barrier_->arrive(group, state.barrier, state.wake)) return true;
   state.phase = Sequencer::Phase::kAtBarrier;
-  sc_core::next_trigger(BarrierHub::released_event(state.barrier));
   return false;
 }
 

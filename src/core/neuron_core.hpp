@@ -49,16 +49,16 @@ class BarrierHub {
   };
   /// The calling core arrives at the barrier of `group` (empty: all cores). Returns true when
   /// it is the last to arrive: the barrier is released now. Otherwise the caller waits for
-  /// released_event() until released() holds.
-  bool arrive(std::span<const std::uint32_t> group, Ticket& ticket);
+  /// `wake` until released() holds.
+  /// `wake` is notified at the release.
+  bool arrive(std::span<const std::uint32_t> group, Ticket& ticket, sc_core::sc_event& wake);
   static bool released(const Ticket& ticket);
-  static const sc_core::sc_event& released_event(const Ticket& ticket);
 
  private:
   struct Barrier {
     std::uint32_t arrived = 0;
     std::uint64_t generation = 0;
-    std::unique_ptr<sc_core::sc_event> released = std::make_unique<sc_core::sc_event>();
+    std::vector<sc_core::sc_event*> waiters;  ///< to notify at the release
   };
   std::uint32_t cores_;
   std::map<std::vector<std::uint32_t>, Barrier> barriers_;  ///< by sorted group
@@ -139,9 +139,9 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
     bool scheduled = false;                         ///< end and visible times known
     sc_core::sc_time end;      ///< producing engine done (same-engine dependants may start)
     sc_core::sc_time visible;  ///< result visible to other engines (before semaphore latency)
-    /// Notified when the times become known; taken from the core's pool only when a process
-    /// has to wait for them (most records are never waited for), returned when notified.
-    sc_core::sc_event* scheduled_event = nullptr;
+    /// Sequencers (bit = unit) whose front instruction waits for these times: woken by
+    /// finish().
+    std::uint8_t waiting_sequencers = 0;
     /// dma_pending_ slots waiting for these times, linked by PendingDma::next_blocked in the
     /// order they blocked: looked at only when the times become known, so a wake costs
     /// O(DMAs it unblocks), not O(DMAs waiting), and blocking allocates nothing.
@@ -178,7 +178,6 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
       head_ = (head_ + 1) % entries_.size();
       --size_;
     }
-    sc_core::sc_event pushed;
 
    private:
     std::vector<std::unique_ptr<Queued>> entries_;
@@ -240,8 +239,9 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   void commit_start(std::size_t unit);
   void retire_until(const sc_core::sc_time& now);
   InFlight& slot(std::uint64_t id) { return in_flight_[id & (in_flight_.size() - 1)]; }
-  /// The record's scheduled event, taken from the pool on first use.
-  sc_core::sc_event& scheduled_event(InFlight& record);
+  /// Runs sequencer `unit` now if it waits for work or for a producer's times (see Sequencer):
+  /// the wake-up costs a call, not a process switch.
+  void wake_sequencer(std::size_t unit);
   void finish(InFlight& record, kernel::Engine producer, const sc_core::sc_time& end,
               const sc_core::sc_time& visible);
 
@@ -261,10 +261,6 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   bool staged_ = false;
   std::uint64_t staged_id_ = 0;
   std::vector<InFlight> in_flight_;
-  /// Events for InFlight::scheduled_event: as many as processes ever waited at once, not one
-  /// per slot (each sc_event costs elaboration time and memory; cores x 4096 of them did).
-  std::vector<std::unique_ptr<sc_core::sc_event>> events_;
-  std::vector<sc_core::sc_event*> free_events_;
   /// (visible + semaphore latency, id) of scheduled instructions not yet retired, min first.
   RetireQueue<std::pair<sc_core::sc_time, std::uint64_t>> pending_retire_;
   std::array<std::unique_ptr<EngineQueue>, kSequencers> queues_;
@@ -277,6 +273,12 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
       kAtBarrier,     ///< a core_barrier waiting for the other cores
     };
     Phase phase = Phase::kIdle;
+    /// Idle with an empty queue, or its front instruction waiting for a producer's times:
+    /// wake_sequencer() runs it in place. Otherwise it waits for `wake` (its start, a barrier).
+    bool waiting = false;
+    /// The sequencer method is statically sensitive to it and never uses next_trigger(), so
+    /// it can equally run from another process (wake_sequencer()).
+    sc_core::sc_event wake;
     sc_core::sc_time ls_free_at;  ///< TensorE: LoadStationary unit free
     kernel::AccessPattern last_stationary;
     bool have_stationary = false;
