@@ -6,8 +6,8 @@
 // switch) wakes only when an instruction can start (its dependencies visible, the engine free)
 // or when work arrives; there is no clock and no idle wake-up.
 // Costs come from the pure cost models (core/cost); this module adds who waits for whom.
-// Leaves out: instruction fetch (sequencer issue is a fixed cost per instruction), data values,
-// and (until the DMA/HBM model lands) DMA contention beyond one shared data path per core.
+// Leaves out: instruction fetch (sequencer issue is a fixed cost per instruction) and data
+// values; DMA and collective timing come from the DmaBackend and CollectiveBackend.
 #pragma once
 
 #include <array>
@@ -48,9 +48,8 @@ class BarrierHub {
     std::uint64_t generation = 0;
   };
   /// The calling core arrives at the barrier of `group` (empty: all cores). Returns true when
-  /// it is the last to arrive: the barrier is released now. Otherwise the caller waits for
-  /// `wake` until released() holds.
-  /// `wake` is notified at the release.
+  /// it is the last to arrive: the barrier is released now. Otherwise `wake` is notified at the
+  /// release, when released() starts to hold.
   bool arrive(std::span<const std::uint32_t> group, Ticket& ticket, sc_core::sc_event& wake);
   static bool released(const Ticket& ticket);
 
