@@ -585,17 +585,18 @@ bool NeuronCore::plan_start(std::size_t unit, const sc_time& deps_ready) {
   const sc_time earliest = std::max(engine_available, item.pushed_at);
   sc_time start = std::max({earliest, deps_ready, now});
   state.wait_ns = deps_ready > earliest ? to_ns(deps_ready - earliest) : 0.0;
-  const std::uint64_t previous_on_engine = last_id_on_engine_[unit];
-  const bool depends_on_recent = item.any_dependency(
-      [&](std::uint64_t dependency) { return dependency == previous_on_engine; });
-
-  if (instruction.engine == Engine::kDma || instruction.engine == Engine::kCollective) {
-    // Nothing but the start to plan.
-  } else if (instruction.opcode == Opcode::kCoreBarrier) {
-    // Arrives at the barrier at its start (commit_start, Phase::kAtBarrier).
-  } else if (engine == Engine::kTensor) {
-    cost::CostContext context;
-    context.depends_on_recent = depends_on_recent;
+  // DMA and collective triggers and barriers have nothing but their start to plan (a barrier is
+  // arrived at at its start, arrive_at_barrier()).
+  const bool computes = instruction.engine != Engine::kDma &&
+                        instruction.engine != Engine::kCollective &&
+                        instruction.opcode != Opcode::kCoreBarrier;
+  cost::CostContext context;
+  if (computes) {
+    const std::uint64_t previous_on_engine = last_id_on_engine_[unit];
+    context.depends_on_recent = item.any_dependency(
+        [&](std::uint64_t dependency) { return dependency == previous_on_engine; });
+  }
+  if (computes && engine == Engine::kTensor) {
     const bool is_matmul =
         instruction.opcode == Opcode::kNcMatmul || instruction.opcode == Opcode::kNcMatmulMx;
     if (is_matmul) {
@@ -618,9 +619,7 @@ bool NeuronCore::plan_start(std::size_t unit, const sc_time& deps_ready) {
     const sc_time ls_end = state.ls_start + ns(state.cost.load_stationary_cycles * cycle_ns);
     state.ls_free_at = ls_end;
     start = std::max(start, ls_end);
-  } else {
-    cost::CostContext context;
-    context.depends_on_recent = depends_on_recent;
+  } else if (computes) {
     if (instruction.opcode == Opcode::kActivation) {
       context.activation_table_switch = instruction.func != state.loaded_table;
       state.loaded_table = instruction.func;
@@ -655,10 +654,7 @@ bool NeuronCore::plan_start(std::size_t unit, const sc_time& deps_ready) {
 
 bool NeuronCore::arrive_at_barrier(std::size_t unit) {
   const Instruction& instruction = queues_[unit]->front().instruction;
-  if (instruction.opcode != Opcode::kCoreBarrier || instruction.engine == Engine::kDma ||
-      instruction.engine == Engine::kCollective || barrier_ == nullptr) {
-    return true;
-  }
+  if (instruction.opcode != Opcode::kCoreBarrier || barrier_ == nullptr) return true;
   std::span<const std::uint32_t> group;
   if (instruction.core_group != kernel::kAllCores) {
     group = source_->core_group(instruction.core_group);
@@ -683,7 +679,6 @@ void NeuronCore::commit_start(std::size_t unit) {
   double slice_start_ns = 0;
   sc_time end;
   sc_time visible;
-  Engine producer = engine;
 
   bool completes_later = false;
   if (instruction.engine == Engine::kDma) {
@@ -789,7 +784,7 @@ void NeuronCore::commit_start(std::size_t unit) {
     dma_pending_[index].issued = end;
     consider_dma(index);
   } else {
-    finish(record, producer, end, visible);
+    finish(record, engine, end, visible);
   }
   queue.pop_front();
   if (dispatcher_waits_for_queue_ == unit) {
