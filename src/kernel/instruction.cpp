@@ -332,38 +332,15 @@ Region AccessPattern::region() const {
   return region;
 }
 
-namespace {
-
-bool is_default(const AccessPattern& pattern) {
-  const AccessPattern blank;
-  return pattern.memory == blank.memory && pattern.dtype == blank.dtype &&
-         pattern.rank == blank.rank && pattern.partition_axis == blank.partition_axis &&
-         pattern.tensor == blank.tensor && pattern.space == blank.space &&
-         pattern.partition_start == blank.partition_start &&
-         pattern.partitions == blank.partitions && pattern.offset == blank.offset &&
-         pattern.sizes == blank.sizes && pattern.strides == blank.strides;
-}
-
-bool is_default(const Region& region) {
-  const Region blank;
-  return region.memory == blank.memory && region.space == blank.space &&
-         region.partition_begin == blank.partition_begin &&
-         region.partition_end == blank.partition_end && region.byte_begin == blank.byte_begin &&
-         region.run_bytes == blank.run_bytes && region.stride_bytes == blank.stride_bytes &&
-         region.count == blank.count;
-}
-
-}  // namespace
-
 bool is_compact(const Instruction& instruction) {
   for (const AccessPattern& pattern : instruction.operands) {
-    if (!pattern.used() && !is_default(pattern)) return false;
+    if (!pattern.used() && pattern != AccessPattern{}) return false;
   }
   for (std::size_t i = instruction.num_reads; i < instruction.reads.size(); ++i) {
-    if (!is_default(instruction.reads[i])) return false;
+    if (instruction.reads[i] != Region{}) return false;
   }
   for (std::size_t i = instruction.num_writes; i < instruction.writes.size(); ++i) {
-    if (!is_default(instruction.writes[i])) return false;
+    if (instruction.writes[i] != Region{}) return false;
   }
   return true;
 }

@@ -287,6 +287,8 @@ struct AccessPattern {
   /// Bytes touched, as a Region: exact when the pattern is one run or runs at a constant
   /// positive stride, otherwise its bounding box (conservative, region.hpp).
   Region region() const;
+
+  bool operator==(const AccessPattern&) const = default;
 };
 
 /// Meaning of each operand slot per op ("-" = unused). An operand that may be a number is a slot

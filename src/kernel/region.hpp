@@ -29,6 +29,8 @@ struct Region {
   std::uint64_t byte_end() const { return byte_begin + (count - 1) * stride_bytes + run_bytes; }
   /// Bytes touched per partition.
   std::uint64_t bytes_per_partition() const { return count * run_bytes; }
+
+  bool operator==(const Region&) const = default;
 };
 
 }  // namespace trnsim::kernel
