@@ -1,8 +1,9 @@
 // Simulator speed: simulated instructions per wall-second and peak RSS of one whole run.
-// Usage: sim_bench KERNEL.json [CONFIG] [--param N=V]... [--set KEY=VALUE]...
+// Usage: sim_bench KERNEL.json [CONFIG] [--param N=V]... [--set KEY=VALUE]... [--no-run-ahead]
 // Prints one line of numbers (see docs/performance.md); not a test.
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -20,7 +21,8 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: sim_bench KERNEL.json [CONFIG] [--param N=V]... [--set KEY=VALUE]...";
+    "usage: sim_bench KERNEL.json [CONFIG] [--param N=V]... [--set KEY=VALUE]... "
+    "[--no-run-ahead]";
 
 int run(int argc, char** argv) {
   using namespace trnsim;
@@ -31,12 +33,15 @@ int run(int argc, char** argv) {
   std::string config_name = "trn2";
   kernel::ParseOptions options;
   std::vector<std::string> sets;
+  core::RunAhead run_ahead = core::RunAhead::kOn;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--param" && i + 1 < argc) {
       options.param_overrides.push_back(kernel::parse_param_override(argv[++i]));
     } else if (arg == "--set" && i + 1 < argc) {
       sets.emplace_back(argv[++i]);
+    } else if (arg == "--no-run-ahead") {
+      run_ahead = core::RunAhead::kOff;
     } else if (arg.starts_with("--")) {
       throw InputError("command line", "unknown option or missing value: '" + arg + "'\n" + kUsage);
     } else {
@@ -49,21 +54,26 @@ int run(int argc, char** argv) {
   const kernel::PreparedKernel prepared =
       kernel::prepare_kernel(program, kernel::target_from_params(config.params));
   const auto begin = std::chrono::steady_clock::now();
-  const core::SimulationResult result =
-      core::simulate(config.params, prepared.cores, [&prepared](std::uint32_t pid) {
+  const core::SimulationResult result = core::simulate(
+      config.params, prepared.cores,
+      [&prepared](std::uint32_t pid) {
         return std::make_unique<trnsim::core::StreamSource>(prepared, pid);
-      });
+      },
+      {}, {}, {}, run_ahead);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::printf(
       "%s on %s: %llu instructions in %.3f s wall = %.3f M instr/s; simulated %.1f us; peak RSS "
-      "%.1f MiB\n",
+      "%.1f MiB; %.1f%% of wake-ups run ahead\n",
       program->name.c_str(), config.params.name.c_str(),
       static_cast<unsigned long long>(result.instructions), seconds,
       static_cast<double>(result.instructions) / seconds / 1e6, result.kernel_ns / 1e3,
-      static_cast<double>(usage.ru_maxrss) / 1024.0);
+      static_cast<double>(usage.ru_maxrss) / 1024.0,
+      100.0 * static_cast<double>(result.wakes_run_ahead) /
+          static_cast<double>(
+              std::max<std::uint64_t>(1, result.wakes_run_ahead + result.wakes_through_kernel)));
   return 0;
 }
 

@@ -23,6 +23,7 @@ void register_run_command(CLI::App& app, CommandContext& context) {
     // [outputs] result files (report/run_outputs.hpp, docs/outputs.md)
     report::RunOutputOptions outputs;
     std::string trace_window;
+    bool no_run_ahead = false;
   };
   auto options = std::make_shared<Options>();
   CLI::App* run = app.add_subcommand("run", "Simulate a kernel with timing and print the summary");
@@ -43,6 +44,9 @@ void register_run_command(CLI::App& app, CommandContext& context) {
   run->add_option("--stats", options->outputs.stats_path,
                   "Write the statistics with provenance (resolved config, kernel hash) as JSON");
   // [outputs] end
+  run->add_flag("--no-run-ahead", options->no_run_ahead,
+                "Keep every core in step with the SystemC kernel (slower; the results are the "
+                "same: a check of the simulator, docs/architecture.md)");
   run->callback([options, &context] {
     if (!options->trace_window.empty()) {  // [outputs]
       report::parse_trace_window(options->trace_window, options->outputs.trace);
@@ -65,7 +69,8 @@ void register_run_command(CLI::App& app, CommandContext& context) {
           loaded.config.params, loaded.prepared.cores,
           [&loaded](std::uint32_t pid) { return make_stream_source(loaded.prepared, pid); },
           outputs.instruction_observer(), collective::backend_factory(collectives),
-          outputs.dma_observer());
+          outputs.dma_observer(),
+          options->no_run_ahead ? core::RunAhead::kOff : core::RunAhead::kOn);
     } catch (const InputError&) {
       collective::rethrow_if_failed(*collectives);  // [collective] its error explains the stop
       throw;

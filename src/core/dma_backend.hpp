@@ -87,6 +87,16 @@ class DmaBackend {
   /// needs from `instruction`; the reference is not valid after the call.
   virtual void submit(std::uint32_t pid, std::uint64_t id, const kernel::Instruction& instruction,
                       DmaClient& client) = 0;
+  /// Whether submit_ahead() works: the backend's timing is a function of the submission time
+  /// and its own state (no SystemC processes or events), so a DMA can be started at a time
+  /// ahead of the simulation time when nothing else happens before then.
+  virtual bool accepts_submit_ahead() const { return false; }
+  /// submit() at `now` (>= the simulation time). Only when accepts_submit_ahead().
+  virtual void submit_ahead(const sc_core::sc_time& now, std::uint32_t pid, std::uint64_t id,
+                            const kernel::Instruction& instruction, DmaClient& client) {
+    (void)now;
+    submit(pid, id, instruction, client);
+  }
 
   /// Where this backend reports DmaEvents (empty = nowhere). Set before the simulation starts.
   void set_observer(DmaObserver observer) { observer_ = std::move(observer); }

@@ -99,7 +99,7 @@ double peak_flops_for(const Instruction& instruction, const config::Params& para
 }  // namespace
 
 bool BarrierHub::arrive(std::span<const std::uint32_t> group, Ticket& ticket,
-                        sc_core::sc_event& wake) {
+                        sc_core::sc_event& wake, std::vector<sc_core::sc_event*>& released) {
   std::vector<std::uint32_t> key(group.begin(), group.end());
   std::sort(key.begin(), key.end());
   key.erase(std::unique(key.begin(), key.end()), key.end());
@@ -110,7 +110,7 @@ bool BarrierHub::arrive(std::span<const std::uint32_t> group, Ticket& ticket,
   if (++barrier.arrived == participants) {
     barrier.arrived = 0;
     ++barrier.generation;
-    for (sc_core::sc_event* waiter : barrier.waiters) waiter->notify();
+    released.swap(barrier.waiters);
     barrier.waiters.clear();
     return true;
   }
@@ -125,7 +125,7 @@ bool BarrierHub::released(const Ticket& ticket) {
 NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& params,
                        std::uint32_t pid, std::unique_ptr<InstructionSource> source,
                        DmaBackend& dma, CollectiveBackend* collectives, BarrierHub* barrier,
-                       InstructionObserver observer)
+                       InstructionObserver observer, bool may_run_ahead)
     : sc_module(name),
       params_(params),
       pid_(pid),
@@ -137,7 +137,8 @@ NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& param
       in_flight_(kInFlightCapacity),
       dma_(dma),
       collectives_(collectives),
-      throttle_(params_.tensor) {
+      throttle_(params_.tensor),
+      run_ahead_(may_run_ahead && (barrier == nullptr || barrier->cores() == 1)) {
   stats_.pid = pid;
   const auto granularity = static_cast<std::size_t>(std::max(1, params.tensor.pe_tile_granularity));
   pe_cells_.reset(
@@ -153,15 +154,132 @@ NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& param
   sc_core::sc_spawn_options dispatcher;
   dispatcher.spawn_method();
   dispatcher.set_sensitivity(&dispatcher_wake_);
-  sc_core::sc_spawn(sc_bind(&NeuronCore::dispatch, this), "dispatcher", &dispatcher);
+  sc_core::sc_spawn(sc_bind(&NeuronCore::dispatcher_process, this), "dispatcher", &dispatcher);
   sc_core::sc_spawn(sc_bind(&NeuronCore::dma_dispatch_method, this), "dma_dispatcher", &method);
+  sc_core::sc_spawn_options replay;
+  replay.spawn_method();
+  replay.dont_initialize();
+  replay.set_sensitivity(&replay_wake_);
+  sc_core::sc_spawn(sc_bind(&NeuronCore::replay_method, this), "replay", &replay);
   for (std::size_t unit = 0; unit < kSequencers; ++unit) {
     sc_core::sc_spawn_options sequencer;
     sequencer.spawn_method();
     sequencer.set_sensitivity(&sequencers_[unit].wake);
-    sc_core::sc_spawn(sc_bind(&NeuronCore::sequencer_method, this, unit),
+    sc_core::sc_spawn(sc_bind(&NeuronCore::sequencer_process, this, unit),
                       sc_core::sc_gen_unique_name("sequencer"), &sequencer);
   }
+}
+
+void NeuronCore::enter() {
+  if (activation_depth_++ == 0) now_ = sc_core::sc_time_stamp();
+}
+
+void NeuronCore::leave(bool may_move) {
+  if (activation_depth_ == 1) run_ahead(may_move);
+  --activation_depth_;
+}
+
+void NeuronCore::dispatcher_process() {
+  enter();
+  dispatch();
+  leave(true);
+}
+
+void NeuronCore::sequencer_process(std::size_t unit) {
+  enter();
+  sequencer_method(unit);
+  leave(true);
+}
+
+void NeuronCore::replay_method() {
+  enter();
+  // In the order they were notified, as immediate notifications at now_ would have been.
+  for (std::size_t i = 0; i < deferred_.size(); ++i) deferred_[i]->notify();
+  deferred_.clear();
+  leave(true);
+}
+
+void NeuronCore::wake_at(std::size_t unit, const sc_time& start) {
+  Sequencer& state = sequencers_[unit];
+  if (!run_ahead_) {
+    notify_at(state.wake, start);
+    ++wakes_through_kernel_;
+    return;
+  }
+  state.start_pending = true;
+  state.start_order = next_start_order_++;
+  ++pending_starts_;
+}
+
+void NeuronCore::run_ahead(bool may_move) {
+  while (may_move && deferred_.empty() && !error_) {
+    // The earliest pending start or DMA dispatcher wake (ties: pending first runs first).
+    std::size_t next = kSequencers;  // kSequencers: the DMA dispatcher
+    bool any = dma_wake_pending_;
+    sc_time at = dma_wakes_at_;
+    std::uint64_t order = dma_wake_order_;
+    for (std::size_t unit = 0; unit < kSequencers; ++unit) {
+      const Sequencer& state = sequencers_[unit];
+      if (!state.start_pending) continue;
+      if (!any || state.start < at || (state.start == at && state.start_order < order)) {
+        next = unit;
+        at = state.start;
+        order = state.start_order;
+        any = true;
+      }
+    }
+    if (!any) break;
+    // Anything else pending at or before then (a DMA or collective model, another core's
+    // process) runs first: the kernel orders it.
+    const sc_time real = sc_core::sc_time_stamp();
+    const sc_time gap = sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext());
+    if (gap <= at - real) break;
+    now_ = at;
+    ++wakes_run_ahead_;
+    if (next < kSequencers) {
+      sequencers_[next].start_pending = false;
+      --pending_starts_;
+      sequencer_method(next);
+      continue;
+    }
+    dma_wake_pending_ = false;
+    dma_work_.cancel();  // a wake-up notified before is superseded: it sets its next one here
+    dma_wakes_at_ = SC_ZERO_TIME;
+    const sc_time wake = start_ready_dmas();
+    dma_wakes_at_ = wake;
+    if (wake == sc_core::sc_max_time() || error_) continue;
+    set_dma_wake_pending();
+    if (wake == now_) break;  // the next one needs the simulation time to be now_
+  }
+  if (dma_wake_pending_) {
+    dma_wake_pending_ = false;
+    // Replaces a wake-up notified before: the dispatcher sleeps until dma_wakes_at_.
+    dma_work_.cancel();
+    notify_at(dma_work_, dma_wakes_at_);
+    ++wakes_through_kernel_;
+  }
+  if (pending_starts_ == 0) return;
+  for (std::size_t unit = 0; unit < kSequencers; ++unit) {
+    Sequencer& state = sequencers_[unit];
+    if (!state.start_pending) continue;
+    state.start_pending = false;
+    notify_at(state.wake, state.start);
+    ++wakes_through_kernel_;
+  }
+  pending_starts_ = 0;
+}
+
+void NeuronCore::notify_now(sc_core::sc_event& event) {
+  if (now_ == sc_core::sc_time_stamp()) {
+    event.notify();
+    return;
+  }
+  if (deferred_.empty()) replay_wake_.notify(now_ - sc_core::sc_time_stamp());
+  deferred_.push_back(&event);
+}
+
+void NeuronCore::notify_at(sc_core::sc_event& event, const sc_time& at) {
+  event.notify(at - sc_core::sc_time_stamp());
 }
 
 void NeuronCore::retire_until(const sc_time& now) {
@@ -191,7 +309,7 @@ void NeuronCore::dispatch() {
       staged_id_ = next_id_++;
     }
     const std::uint64_t id = staged_id_;
-    const sc_time now = sc_core::sc_time_stamp();
+    const sc_time now = now_;
 
     // The ring slot must be free: its previous occupant retired.
     InFlight& record = slot(id);
@@ -202,7 +320,7 @@ void NeuronCore::dispatch() {
       }
       const sc_time until = record.visible + semaphore_latency_;
       if (until > now) {
-        dispatcher_wake_.notify(until - now);
+        notify_at(dispatcher_wake_, until);
         return;
       }
       retire_until(now);
@@ -405,35 +523,58 @@ void NeuronCore::consider_dma(std::uint32_t index) {
   // The DMA dispatcher sleeps until the earliest ready DMA it knew of: wake it only for an
   // earlier one.
   if (ready < dma_wakes_at_) {
-    dma_wakes_at_ = SC_ZERO_TIME;
-    dma_work_.notify();
+    if (run_ahead_ && ready > now_) {
+      // It would only set its timer to `ready`: set the timer.
+      dma_wakes_at_ = ready;
+      set_dma_wake_pending();
+    } else {
+      dma_wakes_at_ = SC_ZERO_TIME;
+      notify_now(dma_work_);
+    }
   }
 }
 
 void NeuronCore::dma_dispatch_method() {
+  enter();
   // Running: DMAs considered meanwhile are seen below without a notification.
   dma_wakes_at_ = SC_ZERO_TIME;
+  const sc_time next = start_ready_dmas();
+  dma_wakes_at_ = next;
+  if (next == sc_core::sc_max_time() || error_) {
+    sc_core::next_trigger(dma_work_);
+  } else if (run_ahead_) {
+    set_dma_wake_pending();  // run_ahead() runs it or notifies dma_work_
+    sc_core::next_trigger(dma_work_);
+  } else {
+    sc_core::next_trigger(next - now_, dma_work_);
+    ++wakes_through_kernel_;
+  }
+  leave(true);
+}
+
+sc_time NeuronCore::start_ready_dmas() {
+  const bool ahead = now_ != sc_core::sc_time_stamp();
   for (;;) {
-    const sc_time now = sc_core::sc_time_stamp();
-    if (dma_ready_.empty()) {
-      dma_wakes_at_ = sc_core::sc_max_time();
-      sc_core::next_trigger(dma_work_);
-      return;
-    }
+    if (dma_ready_.empty()) return sc_core::sc_max_time();
     const ReadyDma first = dma_ready_.top();
-    if (first.ready > now) {
-      dma_wakes_at_ = first.ready;
-      sc_core::next_trigger(first.ready - now, dma_work_);
-      return;
-    }
+    if (first.ready > now_) return first.ready;
     const std::uint32_t index = first.slot;
-    dma_ready_.pop();
     const PendingDma& dma = dma_pending_[index];
     const Instruction& instruction = dma.item->instruction;
+    // Ahead of the simulation time only a backend that takes the time as an argument can start
+    // it; otherwise the process runs at this time (run_ahead()).
+    if (ahead && (instruction.engine != Engine::kDma || !dma_.accepts_submit_ahead())) {
+      return now_;
+    }
+    dma_ready_.pop();
     // The record is finished by dma_complete()/collective_complete(), possibly from inside
     // submit().
     if (instruction.engine == Engine::kDma) {
-      dma_.submit(pid_, dma.item->id, instruction, *this);
+      if (ahead) {
+        dma_.submit_ahead(now_, pid_, dma.item->id, instruction, *this);
+      } else {
+        dma_.submit(pid_, dma.item->id, instruction, *this);
+      }
     } else if (collectives_ != nullptr) {
       std::span<const std::uint32_t> group;
       if (instruction.core_group != kernel::kAllCores) {
@@ -447,9 +588,16 @@ void NeuronCore::dma_dispatch_method() {
               ": collectives and send/recv need a system with collective-communication cores; "
               "this build does not model them yet"));
       sc_core::sc_stop();
-      return;
+      return sc_core::sc_max_time();
     }
     dma_free_slots_.push_back(index);
+  }
+}
+
+void NeuronCore::set_dma_wake_pending() {
+  if (!dma_wake_pending_) {
+    dma_wake_pending_ = true;
+    dma_wake_order_ = next_start_order_++;
   }
 }
 
@@ -468,7 +616,7 @@ void NeuronCore::finish(InFlight& record, Engine producer, const sc_time& end,
   record.scheduled = true;
   if (record.id == dispatcher_waits_for_id_) {
     dispatcher_waits_for_id_ = kNoId;
-    dispatcher_wake_.notify();
+    notify_now(dispatcher_wake_);
   }
   if (record.waiting_sequencers != 0) {
     const std::uint8_t waiting = record.waiting_sequencers;
@@ -491,6 +639,8 @@ void NeuronCore::finish(InFlight& record, Engine producer, const sc_time& end,
 }
 
 void NeuronCore::dma_complete(std::uint64_t id, const sc_time& complete, double transfer_ns) {
+  // Possibly from another module's process, which goes on after the call: no running ahead.
+  enter();
   InFlight& record = slot(id);
   // Union of data-movement intervals, exact when transfers are reported in start order.
   const sc_time begin = complete - std::min(complete, ns(transfer_ns));
@@ -500,18 +650,21 @@ void NeuronCore::dma_complete(std::uint64_t id, const sc_time& complete, double 
     dma_busy_until_ = complete;
   }
   finish(record, Engine::kDma, complete, complete);
+  leave(false);
 }
 
 void NeuronCore::collective_complete(std::uint64_t id, const sc_time& complete) {
+  enter();  // as dma_complete()
   InFlight& record = slot(id);
   EngineStats& stats = stats_.engines[static_cast<std::size_t>(Engine::kCollective)];
   // Busy: the union of this core's collective intervals (from submission to completion).
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = now_;
   if (complete > collective_busy_until_) {
     stats.active_ns += to_ns(complete - std::max(now, collective_busy_until_));
     collective_busy_until_ = complete;
   }
   finish(record, Engine::kCollective, complete, complete);
+  leave(false);
 }
 
 void NeuronCore::sequencer_method(std::size_t unit) {
@@ -563,7 +716,7 @@ bool NeuronCore::plan_start(std::size_t unit, const sc_time& deps_ready) {
   Sequencer& state = sequencers_[unit];
   const Queued& item = queue.front();
   const Instruction& instruction = item.instruction;
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = now_;
   // When the engine could start it, dependencies aside. TensorE issues in order but runs
   // instructions on disjoint PE tiles (and, where the generation has it, transposes in the
   // background) concurrently: it waits for the tiles it uses, not for the whole array.
@@ -646,7 +799,7 @@ bool NeuronCore::plan_start(std::size_t unit, const sc_time& deps_ready) {
   state.start = start;
   if (start > now) {
     state.phase = Sequencer::Phase::kWaitingStart;
-    state.wake.notify(start - now);
+    wake_at(unit, start);
     return false;
   }
   return arrive_at_barrier(unit);
@@ -660,7 +813,11 @@ bool NeuronCore::arrive_at_barrier(std::size_t unit) {
     group = source_->core_group(instruction.core_group);
   }
   Sequencer& state = sequencers_[unit];
-  if (barrier_->arrive(group, state.barrier, state.wake)) return true;
+  if (barrier_->arrive(group, state.barrier, state.wake, released_)) {
+    for (sc_core::sc_event* waiter : released_) notify_now(*waiter);
+    released_.clear();
+    return true;
+  }
   state.phase = Sequencer::Phase::kAtBarrier;
   return false;
 }
@@ -708,7 +865,7 @@ void NeuronCore::commit_start(std::size_t unit) {
     completes_later = true;
   } else if (instruction.opcode == Opcode::kCoreBarrier) {
     // Released now (every core of the group arrived), or no barrier hub: at the start.
-    end = barrier_ != nullptr ? sc_core::sc_time_stamp() : start;
+    end = barrier_ != nullptr ? now_ : start;
     end = std::max(end, start + issue_time_);
     visible = end;
     busy_ns = to_ns(end - start);

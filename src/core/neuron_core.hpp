@@ -48,10 +48,13 @@ class BarrierHub {
     std::uint64_t generation = 0;
   };
   /// The calling core arrives at the barrier of `group` (empty: all cores). Returns true when
-  /// it is the last to arrive: the barrier is released now. Otherwise `wake` is notified at the
-  /// release, when released() starts to hold.
-  bool arrive(std::span<const std::uint32_t> group, Ticket& ticket, sc_core::sc_event& wake);
+  /// it is the last to arrive: the barrier is released now, and `released` receives the `wake`
+  /// events of the cores that wait, which the caller notifies now. Otherwise `wake` is handed
+  /// out at the release, when released() starts to hold.
+  bool arrive(std::span<const std::uint32_t> group, Ticket& ticket, sc_core::sc_event& wake,
+              std::vector<sc_core::sc_event*>& released);
   static bool released(const Ticket& ticket);
+  std::uint32_t cores() const { return cores_; }
 
  private:
   struct Barrier {
@@ -87,7 +90,8 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
 
   NeuronCore(sc_core::sc_module_name name, const config::Params& params, std::uint32_t pid,
              std::unique_ptr<InstructionSource> source, DmaBackend& dma,
-             CollectiveBackend* collectives, BarrierHub* barrier, InstructionObserver observer);
+             CollectiveBackend* collectives, BarrierHub* barrier, InstructionObserver observer,
+             bool may_run_ahead = true);
 
   void dma_complete(std::uint64_t id, const sc_core::sc_time& complete,
                     double transfer_ns) override;
@@ -95,6 +99,10 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
 
   const CoreStats& stats() const { return stats_; }
   bool finished() const { return finished_; }
+  /// Wake-ups (a sequencer's start, the DMA dispatcher's next ready DMA) run ahead of the
+  /// SystemC kernel, and those notified to it (run_ahead()).
+  std::uint64_t wakes_run_ahead() const { return wakes_run_ahead_; }
+  std::uint64_t wakes_through_kernel() const { return wakes_through_kernel_; }
   /// Set when walking the program raised bad input: the simulation stops and this rethrows.
   std::exception_ptr error() const { return error_; }
 
@@ -198,9 +206,44 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   /// or it can retire). The dispatcher SC_METHOD, statically sensitive to dispatcher_wake_,
   /// runs it otherwise. Either way it runs at the time the dispatch happens.
   void dispatch();
+  /// SC_METHOD entry points of the dispatcher and the sequencers (enter(), the work, leave()).
+  void dispatcher_process();
+  void sequencer_process(std::size_t unit);
+  /// SC_METHOD: notifies, at now_, the events notify_now() deferred to it.
+  void replay_method();
+  /// Notifies `event` now, at now_: immediately when now_ is the simulation time, else deferred
+  /// to now_ (the replay process notifies it then, in order, before anything else happens).
+  void notify_now(sc_core::sc_event& event);
+  /// Notifies `event` at absolute time `at` (>= now_; > the simulation time).
+  static void notify_at(sc_core::sc_event& event, const sc_core::sc_time& at);
+  /// Sequencer `unit` waits until its planned start (> now_): its wake event is notified then,
+  /// or, running ahead, the start is kept pending for run_ahead().
+  void wake_at(std::size_t unit, const sc_core::sc_time& start);
+  /// At the end of a process's run (run_ahead_ only), the core runs ahead of the simulation
+  /// time: while the earliest pending wake-up (a sequencer's start, the DMA dispatcher's next
+  /// ready DMA) comes before any other activity of the simulation (the SystemC kernel has
+  /// nothing pending until after it, and no notification is deferred), moves now_ to it and
+  /// runs it here. Every process would sleep until then and this one wake first, so it is the
+  /// same simulation without the round trip through the kernel; what it notifies goes out at
+  /// its absolute time (notify_at(), notify_now()). DMAs start ahead only on a backend that
+  /// accepts_submit_ahead(), collectives never. Then notifies the wake events still pending.
+  /// `may_move` false: only notifies. A call from another module's process must not move
+  /// ahead: that process goes on at the simulation time after the call.
+  void run_ahead(bool may_move);
+  /// Bracket a process's run (leave(true)) or a call from another module's process
+  /// (leave(false)): the outermost enter() sets now_ to the simulation time, the outermost
+  /// leave() runs run_ahead().
+  void enter();
+  void leave(bool may_move);
   /// SC_METHOD: starts ready DMAs and collectives at their ready time, earliest first (ties by
-  /// id); re-triggers itself on the next ready time or on an earlier one becoming known.
+  /// id); re-triggers itself on the next ready time or on an earlier one becoming known (with
+  /// run_ahead_, the next ready time is left to run_ahead(), and dma_work_ is notified).
   void dma_dispatch_method();
+  /// Starts the DMAs and collectives ready by now_, in order. Returns the next ready time
+  /// (sc_max_time(): none), or now_ when the next one must start at the simulation time and
+  /// now_ is ahead of it.
+  sc_core::sc_time start_ready_dmas();
+  void set_dma_wake_pending();
   /// A triggered DMA or collective (slot `index` of dma_pending_), or one whose producer just
   /// got its times: blocked on the first producer without times, else ready when its
   /// dependencies are visible (and not before its trigger issued it).
@@ -295,6 +338,9 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
     sc_core::sc_time* sbuf_port = nullptr;
     sc_core::sc_time* psum_port = nullptr;
     BarrierHub::Ticket barrier;
+    /// Waiting for `start` with the wake event not notified yet (run_ahead()).
+    bool start_pending = false;
+    std::uint64_t start_order = 0;  ///< ties between pending starts: planned first runs first
   };
   std::array<Sequencer, kSequencers> sequencers_{};
   std::array<sc_core::sc_time, kSequencers> engine_free_at_{};
@@ -410,6 +456,25 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   bool finished_ = false;
   std::exception_ptr error_;
   CoreStats stats_;
+  /// The core's current time: the simulation time, except while run_ahead() runs a sequencer
+  /// ahead of it. The outermost enter() sets it.
+  sc_core::sc_time now_;
+  std::uint32_t activation_depth_ = 0;
+  /// Whether the core may run ahead (run_ahead()): when the constructor allows it, on a
+  /// single-core system only, where no other core's process calls into this one while it is
+  /// ahead (a barrier release, a collective's completion). Otherwise it never moves ahead.
+  bool run_ahead_ = false;
+  std::uint32_t pending_starts_ = 0;
+  std::uint64_t next_start_order_ = 0;
+  /// The DMA dispatcher's next wake (dma_wakes_at_) is pending for run_ahead().
+  bool dma_wake_pending_ = false;
+  std::uint64_t dma_wake_order_ = 0;
+  std::uint64_t wakes_run_ahead_ = 0;
+  std::uint64_t wakes_through_kernel_ = 0;
+  /// Immediate notifications made ahead of the simulation time, for replay_method() at now_.
+  std::vector<sc_core::sc_event*> deferred_;
+  sc_core::sc_event replay_wake_;
+  std::vector<sc_core::sc_event*> released_;  ///< scratch of arrive_at_barrier()
 };
 
 }  // namespace trnsim::core

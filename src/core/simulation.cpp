@@ -13,7 +13,7 @@ namespace trnsim::core {
 SimulationResult simulate(const config::Params& params, std::uint32_t cores,
                           const SourceFactory& make_source, const InstructionObserver& observer,
                           const CollectiveBackendFactory& make_collectives,
-                          const DmaObserver& dma_observer) {
+                          const DmaObserver& dma_observer, RunAhead run_ahead) {
   // Femtosecond resolution: engine cycles (e.g. 1/2.4 GHz) accumulate no visible rounding.
   sc_core::sc_set_time_resolution(1, sc_core::SC_FS);
   BarrierHub barrier(cores);
@@ -37,7 +37,8 @@ SimulationResult simulate(const config::Params& params, std::uint32_t cores,
   for (std::uint32_t pid = 0; pid < cores; ++pid) {
     const std::string name = "core" + std::to_string(pid);
     modules.push_back(std::make_unique<NeuronCore>(name.c_str(), params, pid, make_source(pid), dma,
-                                                   collectives.get(), &barrier, observer));
+                                                   collectives.get(), &barrier, observer,
+                                                   run_ahead == RunAhead::kOn));
   }
   sc_core::sc_start();
   SimulationResult result;
@@ -53,6 +54,8 @@ SimulationResult simulate(const config::Params& params, std::uint32_t cores,
     result.cores.push_back(core->stats());
     result.kernel_ns = std::max(result.kernel_ns, core->stats().end_ns);
     result.instructions += core->stats().instructions;
+    result.wakes_run_ahead += core->wakes_run_ahead();
+    result.wakes_through_kernel += core->wakes_through_kernel();
   }
   result.memory = packet_model ? packet_model->statistics(result.kernel_ns)
                                : transfer_model->statistics(result.kernel_ns);

@@ -27,7 +27,15 @@ struct SimulationResult {
   std::uint64_t instructions = 0;
   /// The memory system's statistics (DMA queues, HBM stacks and channels), units in key names.
   nlohmann::json memory;
+  /// Simulator figures, not results: engine and DMA-dispatcher wake-ups that cores ran ahead
+  /// of the SystemC kernel, and those that went through it (NeuronCore::run_ahead()).
+  std::uint64_t wakes_run_ahead = 0;
+  std::uint64_t wakes_through_kernel = 0;
 };
+
+/// Whether single-core systems may run ahead of the SystemC kernel (NeuronCore::run_ahead()).
+/// The results are the same either way (tests compare them); kOff is slower.
+enum class RunAhead : bool { kOff, kOn };
 
 /// Makes the instruction source of core `pid`.
 using SourceFactory = std::function<std::unique_ptr<InstructionSource>(std::uint32_t pid)>;
@@ -43,6 +51,6 @@ SimulationResult simulate(const config::Params& params, std::uint32_t cores,
                           const SourceFactory& make_source,
                           const InstructionObserver& observer = {},
                           const CollectiveBackendFactory& make_collectives = {},
-                          const DmaObserver& dma_observer = {});
+                          const DmaObserver& dma_observer = {}, RunAhead run_ahead = RunAhead::kOn);
 
 }  // namespace trnsim::core

@@ -141,7 +141,13 @@ const TransferLevelDma::EngineSplit& TransferLevelDma::engine_split(
 
 void TransferLevelDma::submit(std::uint32_t pid, std::uint64_t id,
                               const kernel::Instruction& instruction, core::DmaClient& client) {
-  const double now = memory::now_ns();
+  submit_ahead(sc_core::sc_time_stamp(), pid, id, instruction, client);
+}
+
+void TransferLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint32_t pid,
+                                    std::uint64_t id, const kernel::Instruction& instruction,
+                                    core::DmaClient& client) {
+  const double now = memory::to_ns(submitted);
   pid = std::min(pid, cores_ - 1);
   const EngineSplit& split = engine_split(instruction);
   const kernel::AccessPattern& src = instruction.src();

@@ -52,6 +52,9 @@ class TransferLevelDma final : public core::DmaBackend {
 
   void submit(std::uint32_t pid, std::uint64_t id, const kernel::Instruction& instruction,
               core::DmaClient& client) override;
+  bool accepts_submit_ahead() const override { return true; }
+  void submit_ahead(const sc_core::sc_time& now, std::uint32_t pid, std::uint64_t id,
+                    const kernel::Instruction& instruction, core::DmaClient& client) override;
 
   /// The same top-level shape as DmaSystem::statistics ("dma" per core, "hbm" per stack),
   /// without packet, channel and row-buffer figures; "model": "transfer".

@@ -29,14 +29,19 @@ std::string run_here(const SimulationRequest& request) {
         kernel::parse_program_text(request.kernel_json, "<test>", options));
     const kernel::PreparedKernel prepared =
         kernel::prepare_kernel(program, kernel::target_from_params(loaded.params));
-    const core::SimulationResult result =
-        core::simulate(loaded.params, prepared.cores, [&prepared](std::uint32_t pid) {
+    const core::SimulationResult result = core::simulate(
+        loaded.params, prepared.cores,
+        [&prepared](std::uint32_t pid) {
           return std::make_unique<core::StreamSource>(prepared, pid);
-        });
+        },
+        {}, {}, {}, request.run_ahead);
     report::RunInfo info;
     info.kernel_name = program->name;
     info.config_name = loaded.params.name;
-    return report::run_statistics(result, loaded.params, info).dump();
+    nlohmann::json statistics = report::run_statistics(result, loaded.params, info);
+    statistics["simulator"] = {{"wakes_run_ahead", result.wakes_run_ahead},
+                               {"wakes_through_kernel", result.wakes_through_kernel}};
+    return statistics.dump();
   } catch (const std::exception& e) {
     return nlohmann::json{{"error", e.what()}}.dump();
   }
