@@ -99,7 +99,7 @@ double peak_flops_for(const Instruction& instruction, const config::Params& para
 }  // namespace
 
 bool BarrierHub::arrive(std::span<const std::uint32_t> group, Ticket& ticket,
-                        sc_core::sc_event& wake, std::vector<sc_core::sc_event*>& released) {
+                        sc_core::sc_event& wake) {
   std::vector<std::uint32_t> key(group.begin(), group.end());
   std::sort(key.begin(), key.end());
   key.erase(std::unique(key.begin(), key.end()), key.end());
@@ -110,7 +110,8 @@ bool BarrierHub::arrive(std::span<const std::uint32_t> group, Ticket& ticket,
   if (++barrier.arrived == participants) {
     barrier.arrived = 0;
     ++barrier.generation;
-    released.swap(barrier.waiters);
+    // Only a system of several cores has waiters, and it never runs ahead (run_ahead_).
+    for (sc_core::sc_event* waiter : barrier.waiters) waiter->notify();
     barrier.waiters.clear();
     return true;
   }
@@ -156,11 +157,6 @@ NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& param
   dispatcher.set_sensitivity(&dispatcher_wake_);
   sc_core::sc_spawn(sc_bind(&NeuronCore::dispatcher_process, this), "dispatcher", &dispatcher);
   sc_core::sc_spawn(sc_bind(&NeuronCore::dma_dispatch_method, this), "dma_dispatcher", &method);
-  sc_core::sc_spawn_options replay;
-  replay.spawn_method();
-  replay.dont_initialize();
-  replay.set_sensitivity(&replay_wake_);
-  sc_core::sc_spawn(sc_bind(&NeuronCore::replay_method, this), "replay", &replay);
   for (std::size_t unit = 0; unit < kSequencers; ++unit) {
     sc_core::sc_spawn_options sequencer;
     sequencer.spawn_method();
@@ -181,6 +177,7 @@ void NeuronCore::leave(bool may_move) {
 
 void NeuronCore::dispatcher_process() {
   enter();
+  forget_wake(kDispatcherWake);  // it looks afresh
   dispatch();
   leave(true);
 }
@@ -191,91 +188,80 @@ void NeuronCore::sequencer_process(std::size_t unit) {
   leave(true);
 }
 
-void NeuronCore::replay_method() {
-  enter();
-  // In the order they were notified, as immediate notifications at now_ would have been.
-  for (std::size_t i = 0; i < deferred_.size(); ++i) deferred_[i]->notify();
-  deferred_.clear();
-  leave(true);
+void NeuronCore::wake_later(std::size_t waker, const sc_time& at) {
+  PendingWake& wake = wakes_[waker];
+  if (wake.pending && wake.at <= at) return;  // as an event keeps its earlier notification
+  if (!wake.pending) ++pending_wakes_;
+  wake.pending = true;
+  wake.at = at;
+  wake.order = next_wake_order_++;
 }
 
-void NeuronCore::wake_at(std::size_t unit, const sc_time& start) {
-  Sequencer& state = sequencers_[unit];
-  if (!run_ahead_) {
-    notify_at(state.wake, start);
-    ++wakes_through_kernel_;
-    return;
+void NeuronCore::forget_wake(std::size_t waker) {
+  if (!wakes_[waker].pending) return;
+  wakes_[waker].pending = false;
+  --pending_wakes_;
+}
+
+std::size_t NeuronCore::earliest_wake() const {
+  std::size_t next = kWakers;
+  for (std::size_t waker = 0; waker < kWakers; ++waker) {
+    const PendingWake& wake = wakes_[waker];
+    if (!wake.pending) continue;
+    if (next == kWakers || wake.at < wakes_[next].at ||
+        (wake.at == wakes_[next].at && wake.order < wakes_[next].order)) {
+      next = waker;
+    }
   }
-  state.start_pending = true;
-  state.start_order = next_start_order_++;
-  ++pending_starts_;
+  return next;
 }
 
 void NeuronCore::run_ahead(bool may_move) {
-  while (may_move && deferred_.empty() && !error_) {
-    // The earliest pending start or DMA dispatcher wake (ties: pending first runs first).
-    std::size_t next = kSequencers;  // kSequencers: the DMA dispatcher
-    bool any = dma_wake_pending_;
-    sc_time at = dma_wakes_at_;
-    std::uint64_t order = dma_wake_order_;
-    for (std::size_t unit = 0; unit < kSequencers; ++unit) {
-      const Sequencer& state = sequencers_[unit];
-      if (!state.start_pending) continue;
-      if (!any || state.start < at || (state.start == at && state.start_order < order)) {
-        next = unit;
-        at = state.start;
-        order = state.start_order;
-        any = true;
-      }
-    }
-    if (!any) break;
-    // Anything else pending at or before then (a DMA or collective model, another core's
-    // process) runs first: the kernel orders it.
+  while (may_move && pending_wakes_ > 0 && !error_) {
+    const std::size_t next = earliest_wake();
+    // Anything else pending at or before then (a DMA or collective model's process, this
+    // core's processes notified before) runs first: the kernel orders it.
+    const sc_time at = wakes_[next].at;
     const sc_time real = sc_core::sc_time_stamp();
     const sc_time gap = sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext());
     if (gap <= at - real) break;
     now_ = at;
+    forget_wake(next);
     ++wakes_run_ahead_;
     if (next < kSequencers) {
-      sequencers_[next].start_pending = false;
-      --pending_starts_;
       sequencer_method(next);
-      continue;
+    } else if (next == kDispatcherWake) {
+      dispatcher_wake_.cancel();  // as an immediate notification would: it runs now
+      dispatch();
+    } else {
+      dma_work_.cancel();  // a wake-up notified before is superseded: it sets its next one here
+      dma_wakes_at_ = SC_ZERO_TIME;
+      const sc_time ready = start_ready_dmas();
+      dma_wakes_at_ = ready;
+      if (ready != sc_core::sc_max_time() && !error_) {
+        wake_later(kDmaDispatcherWake, ready);
+        if (ready == now_) break;  // the next one needs the simulation time to be now_
+      }
     }
-    dma_wake_pending_ = false;
-    dma_work_.cancel();  // a wake-up notified before is superseded: it sets its next one here
-    dma_wakes_at_ = SC_ZERO_TIME;
-    const sc_time wake = start_ready_dmas();
-    dma_wakes_at_ = wake;
-    if (wake == sc_core::sc_max_time() || error_) continue;
-    set_dma_wake_pending();
-    if (wake == now_) break;  // the next one needs the simulation time to be now_
   }
-  if (dma_wake_pending_) {
-    dma_wake_pending_ = false;
-    // Replaces a wake-up notified before: the dispatcher sleeps until dma_wakes_at_.
-    dma_work_.cancel();
-    notify_at(dma_work_, dma_wakes_at_);
+  // The rest goes to the kernel, earliest (and first made) first: at the simulation time as an
+  // immediate notification, as the process would have made it, later as a timed one.
+  while (pending_wakes_ > 0) {
+    const std::size_t next = earliest_wake();
+    const sc_time at = wakes_[next].at;
+    forget_wake(next);
     ++wakes_through_kernel_;
+    sc_core::sc_event& event = next < kSequencers        ? sequencers_[next].wake
+                               : next == kDispatcherWake ? dispatcher_wake_
+                                                         : dma_work_;
+    const sc_time real = sc_core::sc_time_stamp();
+    if (at == real) {
+      event.notify();
+    } else {
+      if (next == kDmaDispatcherWake) dma_work_.cancel();  // it sleeps until dma_wakes_at_
+      event.notify(at - real);
+    }
   }
-  if (pending_starts_ == 0) return;
-  for (std::size_t unit = 0; unit < kSequencers; ++unit) {
-    Sequencer& state = sequencers_[unit];
-    if (!state.start_pending) continue;
-    state.start_pending = false;
-    notify_at(state.wake, state.start);
-    ++wakes_through_kernel_;
-  }
-  pending_starts_ = 0;
-}
-
-void NeuronCore::notify_now(sc_core::sc_event& event) {
-  if (now_ == sc_core::sc_time_stamp()) {
-    event.notify();
-    return;
-  }
-  if (deferred_.empty()) replay_wake_.notify(now_ - sc_core::sc_time_stamp());
-  deferred_.push_back(&event);
 }
 
 void NeuronCore::notify_at(sc_core::sc_event& event, const sc_time& at) {
@@ -320,7 +306,11 @@ void NeuronCore::dispatch() {
       }
       const sc_time until = record.visible + semaphore_latency_;
       if (until > now) {
-        notify_at(dispatcher_wake_, until);
+        if (run_ahead_) {
+          wake_later(kDispatcherWake, until);
+        } else {
+          notify_at(dispatcher_wake_, until);
+        }
         return;
       }
       retire_until(now);
@@ -523,19 +513,20 @@ void NeuronCore::consider_dma(std::uint32_t index) {
   // The DMA dispatcher sleeps until the earliest ready DMA it knew of: wake it only for an
   // earlier one.
   if (ready < dma_wakes_at_) {
-    if (run_ahead_ && ready > now_) {
-      // It would only set its timer to `ready`: set the timer.
-      dma_wakes_at_ = ready;
-      set_dma_wake_pending();
+    if (run_ahead_) {
+      // It would only set its timer to `ready` (now_ if that has passed): set the timer.
+      dma_wakes_at_ = std::max(ready, now_);
+      wake_later(kDmaDispatcherWake, dma_wakes_at_);
     } else {
       dma_wakes_at_ = SC_ZERO_TIME;
-      notify_now(dma_work_);
+      dma_work_.notify();
     }
   }
 }
 
 void NeuronCore::dma_dispatch_method() {
   enter();
+  forget_wake(kDmaDispatcherWake);  // it looks afresh
   // Running: DMAs considered meanwhile are seen below without a notification.
   dma_wakes_at_ = SC_ZERO_TIME;
   const sc_time next = start_ready_dmas();
@@ -543,7 +534,7 @@ void NeuronCore::dma_dispatch_method() {
   if (next == sc_core::sc_max_time() || error_) {
     sc_core::next_trigger(dma_work_);
   } else if (run_ahead_) {
-    set_dma_wake_pending();  // run_ahead() runs it or notifies dma_work_
+    wake_later(kDmaDispatcherWake, next);  // run_ahead() runs it or notifies dma_work_
     sc_core::next_trigger(dma_work_);
   } else {
     sc_core::next_trigger(next - now_, dma_work_);
@@ -594,13 +585,6 @@ sc_time NeuronCore::start_ready_dmas() {
   }
 }
 
-void NeuronCore::set_dma_wake_pending() {
-  if (!dma_wake_pending_) {
-    dma_wake_pending_ = true;
-    dma_wake_order_ = next_start_order_++;
-  }
-}
-
 void NeuronCore::wake_sequencer(std::size_t unit) {
   Sequencer& state = sequencers_[unit];
   if (!state.waiting) return;
@@ -616,7 +600,11 @@ void NeuronCore::finish(InFlight& record, Engine producer, const sc_time& end,
   record.scheduled = true;
   if (record.id == dispatcher_waits_for_id_) {
     dispatcher_waits_for_id_ = kNoId;
-    notify_now(dispatcher_wake_);
+    if (run_ahead_) {
+      wake_later(kDispatcherWake, now_);
+    } else {
+      dispatcher_wake_.notify();
+    }
   }
   if (record.waiting_sequencers != 0) {
     const std::uint8_t waiting = record.waiting_sequencers;
@@ -799,7 +787,12 @@ bool NeuronCore::plan_start(std::size_t unit, const sc_time& deps_ready) {
   state.start = start;
   if (start > now) {
     state.phase = Sequencer::Phase::kWaitingStart;
-    wake_at(unit, start);
+    if (run_ahead_) {
+      wake_later(unit, start);
+    } else {
+      notify_at(state.wake, start);
+      ++wakes_through_kernel_;
+    }
     return false;
   }
   return arrive_at_barrier(unit);
@@ -813,11 +806,7 @@ bool NeuronCore::arrive_at_barrier(std::size_t unit) {
     group = source_->core_group(instruction.core_group);
   }
   Sequencer& state = sequencers_[unit];
-  if (barrier_->arrive(group, state.barrier, state.wake, released_)) {
-    for (sc_core::sc_event* waiter : released_) notify_now(*waiter);
-    released_.clear();
-    return true;
-  }
+  if (barrier_->arrive(group, state.barrier, state.wake)) return true;
   state.phase = Sequencer::Phase::kAtBarrier;
   return false;
 }

@@ -4,7 +4,9 @@
 //
 // Event-driven: an engine's sequencer (an SC_METHOD, like the dispatchers: no thread, no context
 // switch) wakes only when an instruction can start (its dependencies visible, the engine free)
-// or when work arrives; there is no clock and no idle wake-up.
+// or when work arrives; there is no clock and no idle wake-up. A single-core system runs ahead
+// of the SystemC kernel while nothing else is pending (run_ahead()): the same simulation
+// without a round trip through the kernel per wake-up.
 // Costs come from the pure cost models (core/cost); this module adds who waits for whom.
 // Leaves out: instruction fetch (sequencer issue is a fixed cost per instruction) and data
 // values; DMA and collective timing come from the DmaBackend and CollectiveBackend.
@@ -48,11 +50,9 @@ class BarrierHub {
     std::uint64_t generation = 0;
   };
   /// The calling core arrives at the barrier of `group` (empty: all cores). Returns true when
-  /// it is the last to arrive: the barrier is released now, and `released` receives the `wake`
-  /// events of the cores that wait, which the caller notifies now. Otherwise `wake` is handed
-  /// out at the release, when released() starts to hold.
-  bool arrive(std::span<const std::uint32_t> group, Ticket& ticket, sc_core::sc_event& wake,
-              std::vector<sc_core::sc_event*>& released);
+  /// it is the last to arrive: the barrier is released now. Otherwise `wake` is notified at the
+  /// release, when released() starts to hold.
+  bool arrive(std::span<const std::uint32_t> group, Ticket& ticket, sc_core::sc_event& wake);
   static bool released(const Ticket& ticket);
   std::uint32_t cores() const { return cores_; }
 
@@ -209,26 +209,26 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   /// SC_METHOD entry points of the dispatcher and the sequencers (enter(), the work, leave()).
   void dispatcher_process();
   void sequencer_process(std::size_t unit);
-  /// SC_METHOD: notifies, at now_, the events notify_now() deferred to it.
-  void replay_method();
-  /// Notifies `event` now, at now_: immediately when now_ is the simulation time, else deferred
-  /// to now_ (the replay process notifies it then, in order, before anything else happens).
-  void notify_now(sc_core::sc_event& event);
-  /// Notifies `event` at absolute time `at` (>= now_; > the simulation time).
+  /// Notifies `event` at absolute time `at` (> the simulation time).
   static void notify_at(sc_core::sc_event& event, const sc_core::sc_time& at);
-  /// Sequencer `unit` waits until its planned start (> now_): its wake event is notified then,
-  /// or, running ahead, the start is kept pending for run_ahead().
-  void wake_at(std::size_t unit, const sc_core::sc_time& start);
+  /// With run_ahead_, the core's processes do not notify each other's events: `waker` (a
+  /// sequencer's unit, kDmaDispatcherWake, kDispatcherWake) is to run at `at` (>= now_), kept
+  /// pending for run_ahead(). An earlier pending wake-up of the same waker stands, as an
+  /// event keeps its earlier notification.
+  void wake_later(std::size_t waker, const sc_core::sc_time& at);
+  void forget_wake(std::size_t waker);
+  /// The pending waker with the earliest time (ties: the first made); kWakers: none.
+  std::size_t earliest_wake() const;
   /// At the end of a process's run (run_ahead_ only), the core runs ahead of the simulation
   /// time: while the earliest pending wake-up (a sequencer's start, the DMA dispatcher's next
-  /// ready DMA) comes before any other activity of the simulation (the SystemC kernel has
-  /// nothing pending until after it, and no notification is deferred), moves now_ to it and
-  /// runs it here. Every process would sleep until then and this one wake first, so it is the
-  /// same simulation without the round trip through the kernel; what it notifies goes out at
-  /// its absolute time (notify_at(), notify_now()). DMAs start ahead only on a backend that
-  /// accepts_submit_ahead(), collectives never. Then notifies the wake events still pending.
-  /// `may_move` false: only notifies. A call from another module's process must not move
-  /// ahead: that process goes on at the simulation time after the call.
+  /// ready DMA, the dispatcher's retry) comes before any other activity of the simulation (the
+  /// SystemC kernel has nothing pending until after it), moves now_ to it and runs it here.
+  /// Every process would sleep until then and this one wake first, so it is the same
+  /// simulation without the round trip through the kernel. DMAs start ahead only on a backend
+  /// that accepts_submit_ahead(), collectives never. Then notifies the events of the wake-ups
+  /// still pending, earliest first: one due now immediately, as the process that made it would
+  /// have, a later one timed. `may_move` false: only notifies. A call from another module's
+  /// process must not move ahead: that process goes on at the simulation time after the call.
   void run_ahead(bool may_move);
   /// Bracket a process's run (leave(true)) or a call from another module's process
   /// (leave(false)): the outermost enter() sets now_ to the simulation time, the outermost
@@ -243,7 +243,6 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   /// (sc_max_time(): none), or now_ when the next one must start at the simulation time and
   /// now_ is ahead of it.
   sc_core::sc_time start_ready_dmas();
-  void set_dma_wake_pending();
   /// A triggered DMA or collective (slot `index` of dma_pending_), or one whose producer just
   /// got its times: blocked on the first producer without times, else ready when its
   /// dependencies are visible (and not before its trigger issued it).
@@ -338,9 +337,6 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
     sc_core::sc_time* sbuf_port = nullptr;
     sc_core::sc_time* psum_port = nullptr;
     BarrierHub::Ticket barrier;
-    /// Waiting for `start` with the wake event not notified yet (run_ahead()).
-    bool start_pending = false;
-    std::uint64_t start_order = 0;  ///< ties between pending starts: planned first runs first
   };
   std::array<Sequencer, kSequencers> sequencers_{};
   std::array<sc_core::sc_time, kSequencers> engine_free_at_{};
@@ -464,17 +460,20 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   /// single-core system only, where no other core's process calls into this one while it is
   /// ahead (a barrier release, a collective's completion). Otherwise it never moves ahead.
   bool run_ahead_ = false;
-  std::uint32_t pending_starts_ = 0;
-  std::uint64_t next_start_order_ = 0;
-  /// The DMA dispatcher's next wake (dma_wakes_at_) is pending for run_ahead().
-  bool dma_wake_pending_ = false;
-  std::uint64_t dma_wake_order_ = 0;
+  /// Pending wake-ups (wake_later()), by waker: the sequencers' units, then these two.
+  static constexpr std::size_t kDmaDispatcherWake = kSequencers;
+  static constexpr std::size_t kDispatcherWake = kSequencers + 1;
+  static constexpr std::size_t kWakers = kSequencers + 2;
+  struct PendingWake {
+    bool pending = false;
+    sc_core::sc_time at;
+    std::uint64_t order = 0;  ///< when it was made: ties go to the first made
+  };
+  std::array<PendingWake, kWakers> wakes_{};
+  std::uint32_t pending_wakes_ = 0;
+  std::uint64_t next_wake_order_ = 0;
   std::uint64_t wakes_run_ahead_ = 0;
   std::uint64_t wakes_through_kernel_ = 0;
-  /// Immediate notifications made ahead of the simulation time, for replay_method() at now_.
-  std::vector<sc_core::sc_event*> deferred_;
-  sc_core::sc_event replay_wake_;
-  std::vector<sc_core::sc_event*> released_;  ///< scratch of arrive_at_barrier()
 };
 
 }  // namespace trnsim::core
