@@ -217,13 +217,22 @@ std::size_t NeuronCore::earliest_wake() const {
 }
 
 void NeuronCore::run_ahead(bool may_move) {
+  const sc_time real = sc_core::sc_time_stamp();
+  // The kernel's next activity, as a delay from `real`; zero when something else runs now. It
+  // changes only when something notifies the kernel: sequencers and the dispatcher do not while
+  // running ahead, the DMA dispatcher may (a backend's own events), so it is looked up again
+  // after that.
+  sc_time gap;
+  bool gap_known = false;
   while (may_move && pending_wakes_ > 0 && !error_) {
     const std::size_t next = earliest_wake();
     // Anything else pending at or before then (a DMA or collective model's process, this
     // core's processes notified before) runs first: the kernel orders it.
     const sc_time at = wakes_[next].at;
-    const sc_time real = sc_core::sc_time_stamp();
-    const sc_time gap = sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext());
+    if (!gap_known) {
+      gap = sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext());
+      gap_known = true;
+    }
     if (gap <= at - real) break;
     now_ = at;
     forget_wake(next);
@@ -234,6 +243,7 @@ void NeuronCore::run_ahead(bool may_move) {
       dispatcher_wake_.cancel();  // as an immediate notification would: it runs now
       dispatch();
     } else {
+      gap_known = false;
       dma_work_.cancel();  // a wake-up notified before is superseded: it sets its next one here
       dma_wakes_at_ = SC_ZERO_TIME;
       const sc_time ready = start_ready_dmas();
@@ -254,7 +264,6 @@ void NeuronCore::run_ahead(bool may_move) {
     sc_core::sc_event& event = next < kSequencers        ? sequencers_[next].wake
                                : next == kDispatcherWake ? dispatcher_wake_
                                                          : dma_work_;
-    const sc_time real = sc_core::sc_time_stamp();
     if (at == real) {
       event.notify();
     } else {
