@@ -188,6 +188,10 @@ void run(const char* name, std::uint64_t count, std::size_t window) {
 
 int main(int argc, char** argv) {
   std::uint64_t count = 5'000'000;
+  if (argc > 1 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::printf("usage: deps_bench [COUNT] [vector_add|matmul|random]\n");
+    return 0;
+  }
   if (argc > 1) {
     char* end = nullptr;
     count = std::strtoull(argv[1], &end, 10);

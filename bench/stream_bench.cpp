@@ -105,7 +105,16 @@ void run(const char* label, const char* text, long repetitions) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const long repetitions = argc > 1 ? std::atol(argv[1]) : 312500;  // 312500 x 32 = 10 M
+  if (argc > 1 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::printf("usage: stream_bench [REPETITIONS]\n");
+    return 0;
+  }
+  long repetitions = 312500;  // 312500 x 32 = 10 M
+  if (argc > 1) {
+    char* end = nullptr;
+    repetitions = std::strtol(argv[1], &end, 10);
+    if (*end != '\0' || argv[1][0] == '\0') repetitions = 0;
+  }
   if (repetitions <= 0) {
     std::fprintf(stderr,
                  "stream_bench: command line: REPETITIONS: expected a positive integer, found "

@@ -36,6 +36,21 @@ ChildRun run(const std::string& binary, const std::string& arguments) {
   return result;
 }
 
+/// stdout of a run that must succeed (stderr discarded).
+std::string run_for_output(const std::string& binary, const std::string& arguments) {
+  const std::string command = "'" + binary + "' " + arguments + " 2>/dev/null";
+  std::string output;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return output;
+  std::array<char, 4096> buffer{};
+  std::size_t count = 0;
+  while ((count = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    output.append(buffer.data(), count);
+  const int status = pclose(pipe);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command;
+  return output;
+}
+
 void expect_rejected(const ChildRun& result, const std::string& message) {
   EXPECT_EQ(result.exit_code, kExitInvalidInput) << result.stderr_text;
   EXPECT_THAT(result.stderr_text, HasSubstr(message));
@@ -60,11 +75,25 @@ TEST(BenchCli, OtherBenchesRejectBadInput) {
   expect_rejected(run(DEPS_BENCH, "many"), "COUNT: expected a positive integer, found 'many'");
   expect_rejected(run(DEPS_BENCH, "10 bogus"), "found 'bogus'");
   expect_rejected(run(STREAM_BENCH, "-3"), "REPETITIONS: expected a positive integer");
+  expect_rejected(run(STREAM_BENCH, "12abc"), "found '12abc'");
 }
 
 TEST(BenchCli, HelpIsNotAnError) {
   EXPECT_EQ(run(SIM_BENCH, "--help").exit_code, kExitOk);
   EXPECT_EQ(run(DMA_BENCH, "--help").exit_code, kExitOk);
+  EXPECT_EQ(run(DEPS_BENCH, "--help").exit_code, kExitOk);
+  EXPECT_EQ(run(STREAM_BENCH, "-h").exit_code, kExitOk);
+}
+
+TEST(BenchCli, SimBenchSaysHowManyWakeUpsRanAhead) {
+  const std::string kernel = std::string(TRNSIM_SOURCE_DIR) + "/bench/kernels/mixed.json";
+  const std::string ahead =
+      run_for_output(SIM_BENCH, kernel + " trn2 --param T=50 --set dma.model=transfer");
+  EXPECT_THAT(ahead, HasSubstr("% of wake-ups run ahead"));
+  EXPECT_THAT(ahead, Not(HasSubstr("; 0.0% of wake-ups run ahead")));
+  const std::string in_step = run_for_output(
+      SIM_BENCH, kernel + " trn2 --param T=50 --set dma.model=transfer --no-run-ahead");
+  EXPECT_THAT(in_step, HasSubstr("; 0.0% of wake-ups run ahead"));
 }
 
 }  // namespace
