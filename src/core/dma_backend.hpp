@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <systemc>
 #include <utility>
 
@@ -91,11 +92,12 @@ class DmaBackend {
   /// and its own state (no SystemC processes or events), so a DMA can be started at a time
   /// ahead of the simulation time when nothing else happens before then.
   virtual bool accepts_submit_ahead() const { return false; }
-  /// submit() at `now` (>= the simulation time). Only when accepts_submit_ahead().
-  virtual void submit_ahead(const sc_core::sc_time& now, std::uint32_t pid, std::uint64_t id,
-                            const kernel::Instruction& instruction, DmaClient& client) {
-    (void)now;
-    submit(pid, id, instruction, client);
+  /// submit() at `now` (>= the simulation time). Only when accepts_submit_ahead(); the
+  /// default throws std::logic_error (a caller's bug).
+  virtual void submit_ahead(const sc_core::sc_time& /*now*/, std::uint32_t /*pid*/,
+                            std::uint64_t /*id*/, const kernel::Instruction& /*instruction*/,
+                            DmaClient& /*client*/) {
+    throw std::logic_error("DmaBackend::submit_ahead: this backend does not accept it");
   }
 
   /// Where this backend reports DmaEvents (empty = nowhere). Set before the simulation starts.

@@ -188,6 +188,24 @@ void NeuronCore::sequencer_process(std::size_t unit) {
   leave(true);
 }
 
+[[gnu::always_inline]] inline void NeuronCore::wake(std::size_t waker, const sc_time& at) {
+  if (run_ahead_) {
+    wake_later(waker, at);
+    return;
+  }
+  ++wakes_through_kernel_;
+  if (at == now_) {
+    event_of(waker).notify();
+  } else {
+    notify_at(event_of(waker), at);
+  }
+}
+
+sc_core::sc_event& NeuronCore::event_of(std::size_t waker) {
+  if (waker < kSequencers) return sequencers_[waker].wake;
+  return waker == kDispatcherWake ? dispatcher_wake_ : dma_work_;
+}
+
 void NeuronCore::wake_later(std::size_t waker, const sc_time& at) {
   PendingWake& wake = wakes_[waker];
   if (wake.pending && wake.at <= at) return;  // as an event keeps its earlier notification
@@ -261,9 +279,7 @@ void NeuronCore::run_ahead(bool may_move) {
     const sc_time at = wakes_[next].at;
     forget_wake(next);
     ++wakes_through_kernel_;
-    sc_core::sc_event& event = next < kSequencers        ? sequencers_[next].wake
-                               : next == kDispatcherWake ? dispatcher_wake_
-                                                         : dma_work_;
+    sc_core::sc_event& event = event_of(next);
     if (at == real) {
       event.notify();
     } else {
@@ -315,11 +331,7 @@ void NeuronCore::dispatch() {
       }
       const sc_time until = record.visible + semaphore_latency_;
       if (until > now) {
-        if (run_ahead_) {
-          wake_later(kDispatcherWake, until);
-        } else {
-          notify_at(dispatcher_wake_, until);
-        }
+        wake(kDispatcherWake, until);
         return;
       }
       retire_until(now);
@@ -609,11 +621,7 @@ void NeuronCore::finish(InFlight& record, Engine producer, const sc_time& end,
   record.scheduled = true;
   if (record.id == dispatcher_waits_for_id_) {
     dispatcher_waits_for_id_ = kNoId;
-    if (run_ahead_) {
-      wake_later(kDispatcherWake, now_);
-    } else {
-      dispatcher_wake_.notify();
-    }
+    wake(kDispatcherWake, now_);
   }
   if (record.waiting_sequencers != 0) {
     const std::uint8_t waiting = record.waiting_sequencers;
@@ -796,12 +804,7 @@ bool NeuronCore::plan_start(std::size_t unit, const sc_time& deps_ready) {
   state.start = start;
   if (start > now) {
     state.phase = Sequencer::Phase::kWaitingStart;
-    if (run_ahead_) {
-      wake_later(unit, start);
-    } else {
-      notify_at(state.wake, start);
-      ++wakes_through_kernel_;
-    }
+    wake(unit, start);
     return false;
   }
   return arrive_at_barrier(unit);

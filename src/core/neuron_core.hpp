@@ -99,8 +99,8 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
 
   const CoreStats& stats() const { return stats_; }
   bool finished() const { return finished_; }
-  /// Wake-ups (a sequencer's start, the DMA dispatcher's next ready DMA) run ahead of the
-  /// SystemC kernel, and those notified to it (run_ahead()).
+  /// Wake-ups of the core's processes (a sequencer's start, the DMA dispatcher's next ready
+  /// DMA, the dispatcher's retry) run ahead of the SystemC kernel, and those notified to it.
   std::uint64_t wakes_run_ahead() const { return wakes_run_ahead_; }
   std::uint64_t wakes_through_kernel() const { return wakes_through_kernel_; }
   /// Set when walking the program raised bad input: the simulation stops and this rethrows.
@@ -211,6 +211,11 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   void sequencer_process(std::size_t unit);
   /// Notifies `event` at absolute time `at` (> the simulation time).
   static void notify_at(sc_core::sc_event& event, const sc_core::sc_time& at);
+  /// `waker` (a sequencer's unit, kDmaDispatcherWake, kDispatcherWake) is to run at `at`
+  /// (>= now_): kept pending with run_ahead_ (wake_later()), else its event is notified,
+  /// immediately when `at` is now_.
+  void wake(std::size_t waker, const sc_core::sc_time& at);
+  sc_core::sc_event& event_of(std::size_t waker);
   /// With run_ahead_, the core's processes do not notify each other's events: `waker` (a
   /// sequencer's unit, kDmaDispatcherWake, kDispatcherWake) is to run at `at` (>= now_), kept
   /// pending for run_ahead(). An earlier pending wake-up of the same waker stands, as an
@@ -452,7 +457,7 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   bool finished_ = false;
   std::exception_ptr error_;
   CoreStats stats_;
-  /// The core's current time: the simulation time, except while run_ahead() runs a sequencer
+  /// The core's current time: the simulation time, except while run_ahead() runs a wake-up
   /// ahead of it. The outermost enter() sets it.
   sc_core::sc_time now_;
   std::uint32_t activation_depth_ = 0;
