@@ -1,0 +1,7 @@
+"""``neuronxcc.nki.language`` (classic API), backed by trnsim's tracer."""
+
+from trnsim_nki.api_language import namespace as _namespace
+
+globals().update(_namespace(classic=True))
+
+from . import constants  # noqa: E402,F401

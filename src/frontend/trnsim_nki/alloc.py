@@ -1,0 +1,252 @@
+"""On-chip allocation after the trace: logical tiles to physical buffers, buffers to addresses.
+
+Rules (docs/nki-frontend.md, "Allocation"):
+1. Tiles created at the same call site with the same shape and dtype share a pool of physical
+   buffers (one tensor of the lowered kernel, with a leading buffer dimension).
+2. A tile created inside a loop traced once (symbolic) rotates through ``B`` buffers
+   (``compiler.loop_tile_buffers``): iteration i uses buffer i mod B, so iteration i+1's writes
+   overlap iteration i's reads. Tiles of unrolled loops get the same rotation: a new tile takes
+   the buffer of the tile B creations earlier at its site when that tile is dead (its last use is
+   before the new tile's creation); while older tiles are still live (a Python list of tiles
+   used later, the new API's explicit multi-buffering) the pool grows, so buffers the kernel
+   keeps are never shared.
+3. Pools are placed first-fit by lifetime: two pools whose lifetimes (first creation to last use,
+   in program order; a tile used inside a traced loop lives to the loop's end) do not overlap may
+   share bytes. Alignment: ``sbuf_alignment_bytes``; a PSUM buffer never straddles a 2 KiB bank.
+4. When the pools do not fit, the rotation depth is reduced to 1 (as a heuristic allocator
+   would before spilling); if they still do not fit, the error names the tiles live at the peak.
+Tiles with an explicit address (new API ``address=``, classic ``mod_alloc``) are placed there.
+"""
+
+from __future__ import annotations
+
+from .errors import KernelError
+from .expr import Sym
+from .tensor import PSUM, SBUF
+
+
+class Pool:
+    __slots__ = (
+        "key", "memory", "dtype", "shape", "partition_dim", "tiles", "slots", "rot",
+        "free_bytes", "slot_bytes", "slot_elems", "flatten", "begin", "end", "offset",
+        "partition_start", "fixed", "name", "site", "groups", "ring",
+    )
+
+    def __init__(self, key, memory, dtype, shape, partition_dim, rot, site):
+        self.key = key
+        self.memory = memory
+        self.dtype = dtype
+        self.shape = shape
+        self.partition_dim = partition_dim
+        self.tiles = []
+        self.slots = 0
+        self.rot = rot
+        free = 1
+        for d, s in enumerate(shape):
+            if d != partition_dim:
+                free *= s
+        self.free_bytes = free * dtype.itemsize
+        self.slot_bytes = self.free_bytes
+        self.slot_elems = free
+        self.flatten = False
+        self.begin = None
+        self.end = None
+        self.offset = None
+        self.partition_start = 0
+        self.fixed = False
+        self.name = None
+        self.site = site
+        self.groups = []  # per slot group: [end seq of occupant, instances so far]
+        self.ring = 0
+
+    @property
+    def bytes(self):
+        return self.slots * self.slot_bytes
+
+    @property
+    def partitions(self):
+        return self.shape[self.partition_dim]
+
+
+def _pad_psum(pool, bank_bytes):
+    """PSUM slots must not cross a bank: pad a slot to a power of two (<= bank) or to whole
+    banks."""
+    size = pool.free_bytes
+    if size <= bank_bytes:
+        padded = 1
+        while padded < size:
+            padded *= 2
+    else:
+        padded = -(-size // bank_bytes) * bank_bytes
+    if padded != size:
+        pool.slot_bytes = padded
+        pool.slot_elems = padded // pool.dtype.itemsize
+        pool.flatten = True
+
+
+def build_pools(tiles, buffers_per_loop):
+    pools = {}
+    order = []
+    for tile in tiles:
+        storage = tile.storage
+        rotating = tile.rotation is not None
+        if tile.address is not None or tile.mod_alloc is not None:
+            key = ("fixed", tile.ident)
+        else:
+            key = (storage.memory, tile.site, storage.dtype.name, storage.shape,
+                   storage.partition_dim, rotating)
+        pool = pools.get(key)
+        if pool is None:
+            rot = 1
+            if rotating:
+                rot = buffers_per_loop
+                if tile.rotation_instances is not None:
+                    rot = max(1, min(rot, tile.rotation_instances))
+            pool = Pool(key, storage.memory, storage.dtype, storage.shape, storage.partition_dim,
+                        rot, tile.site)
+            pools[key] = pool
+            order.append(pool)
+        pool.tiles.append(tile)
+    return order
+
+
+def tile_begin(tile):
+    if tile.frames:
+        return tile.frames[0].loop.seq_begin
+    return tile.created_seq
+
+
+def tile_end(tile):
+    end = tile.end_seq()
+    if tile.frames:
+        loop_end = tile.frames[0].loop.seq_end or end
+        end = max(end, loop_end)
+    return end
+
+
+def assign_slots(pool, buffers_per_loop):
+    """Gives every tile of the pool a slot expression; sets pool.slots."""
+    pool.groups = []
+    pool.ring = 0
+    for tile in pool.tiles:
+        begin, end = tile_begin(tile), tile_end(tile)
+        pool.begin = begin if pool.begin is None else min(pool.begin, begin)
+        pool.end = end if pool.end is None else max(pool.end, end)
+        if tile.address is not None or tile.mod_alloc is not None:
+            pool.groups = [[end, 0]]
+            tile.placement = (pool, 0)
+            continue
+        ring_min = 1 if tile.rotation is not None else buffers_per_loop
+        chosen = None
+        if len(pool.groups) >= ring_min:
+            n = len(pool.groups)
+            for step in range(n):
+                g = (pool.ring + step) % n
+                if pool.groups[g][0] < tile.created_seq:
+                    chosen = g
+                    break
+        if chosen is None:
+            pool.groups.append([end, 0])
+            chosen = len(pool.groups) - 1
+        group = pool.groups[chosen]
+        group[0] = end
+        pool.ring = (chosen + 1) % max(1, len(pool.groups))
+        if tile.rotation is not None:
+            base = chosen * pool.rot
+            if pool.rot == 1:
+                slot = base
+            else:
+                slot = base + (group[1] + tile.rotation) % pool.rot
+            if tile.rotation_instances is not None:
+                group[1] += tile.rotation_instances
+            tile.placement = (pool, slot)
+        else:
+            tile.placement = (pool, chosen)
+    pool.slots = len(pool.groups) * (pool.rot if pool.tiles[0].rotation is not None else 1)
+
+
+def place(pools, memory, capacity, alignment, bank_bytes):
+    """First-fit by lifetime. Returns None when it fits, else the failing pool."""
+    placed = []
+    for pool in pools:
+        if pool.fixed:
+            placed.append(pool)
+    for pool in sorted((p for p in pools if not p.fixed), key=lambda p: (p.begin, -p.bytes)):
+        align = alignment
+        if memory == PSUM:
+            align = max(align, min(pool.slot_bytes, bank_bytes))
+        busy = sorted(
+            (p.offset, p.offset + p.bytes) for p in placed
+            if not (p.end < pool.begin or pool.end < p.begin)
+        )
+        offset = 0
+        for lo, hi in busy:
+            if offset + pool.bytes <= lo:
+                break
+            if hi > offset:
+                offset = -(-hi // align) * align
+        if offset + pool.bytes > capacity:
+            return pool
+        pool.offset = offset
+        placed.append(pool)
+    return None
+
+
+def allocate(tracer):
+    """Places every logical tile. Returns the pools, in placement order per memory."""
+    target = tracer.target
+    configured = int(target.get("compiler", {}).get("loop_tile_buffers", 2))
+    for depth in sorted({configured, 1}, reverse=True):
+        pools = build_pools(tracer.tiles, depth)
+        for pool in pools:
+            assign_slots(pool, depth)
+            if pool.memory == PSUM:
+                _pad_psum(pool, target["psum_bank_bytes"])
+            _fix(pool, target)
+        failure = None
+        for memory, capacity, alignment in (
+            (SBUF, target["sbuf_partition_bytes"], target["sbuf_alignment_bytes"]),
+            (PSUM, target["psum_partition_bytes"], target["psum_alignment_bytes"]),
+        ):
+            failure = place([p for p in pools if p.memory == memory], memory, capacity,
+                            alignment, target["psum_bank_bytes"])
+            if failure is not None:
+                break
+        if failure is None:
+            return pools
+    raise _capacity_error(failure, pools, target)
+
+
+def _fix(pool, target):
+    tile = pool.tiles[0]
+    if tile.address is not None:
+        pool.fixed = True
+        pool.partition_start, pool.offset = tile.address
+    elif tile.mod_alloc is not None:
+        mod = tile.mod_alloc
+        pool.fixed = True
+        pool.partition_start = mod.base_partition
+        pool.offset = mod.byte_offset(target["psum_bank_bytes"])
+
+
+def _capacity_error(failure, pools, target):
+    memory = failure.memory
+    capacity = target["sbuf_partition_bytes"] if memory == SBUF else target["psum_partition_bytes"]
+    live = [p for p in pools if p.memory == memory and p.offset is not None
+            and not (p.end < failure.begin or failure.end < p.begin)]
+    live.sort(key=lambda p: -p.bytes)
+    parts = [f"{p.site[0]}:{p.site[1]} {list(p.shape)} {p.dtype} x{p.slots} = {p.bytes} B"
+             for p in live[:8]]
+    used = sum(p.bytes for p in live)
+    message = (
+        f"{memory.upper()} is full: a tile {list(failure.shape)} {failure.dtype} x{failure.slots} "
+        f"({failure.bytes} bytes per partition) does not fit beside {used} bytes already live "
+        f"({capacity} bytes per partition on {target['name']})"
+    )
+    if parts:
+        message += "; live: " + "; ".join(parts)
+    return KernelError(message, where=failure.site)
+
+
+def slot_text(slot):
+    return slot.render() if isinstance(slot, Sym) else str(slot)
