@@ -29,7 +29,7 @@ class Pool:
     __slots__ = (
         "key", "memory", "dtype", "shape", "partition_dim", "tiles", "slots", "rot",
         "free_bytes", "slot_bytes", "slot_elems", "flatten", "begin", "end", "offset",
-        "partition_start", "fixed", "name", "site", "groups", "ring",
+        "partition_start", "fixed", "name", "site", "groups", "ring", "depth",
     )
 
     def __init__(self, key, memory, dtype, shape, partition_dim, rot, site):
@@ -58,6 +58,7 @@ class Pool:
         self.site = site
         self.groups = []  # per slot group: [end seq of occupant, instances so far]
         self.ring = 0
+        self.depth = rot  # buffers a loop's tiles rotate through
 
     @property
     def bytes(self):
@@ -84,7 +85,8 @@ def _pad_psum(pool, bank_bytes):
         pool.flatten = True
 
 
-def build_pools(tiles, buffers_per_loop):
+def build_pools(tiles, buffers_per_loop, reduced):
+    """Pools by site; ``reduced`` holds the keys of pools limited to one buffer."""
     pools = {}
     order = []
     for tile in tiles:
@@ -97,13 +99,15 @@ def build_pools(tiles, buffers_per_loop):
                    storage.partition_dim, rotating)
         pool = pools.get(key)
         if pool is None:
+            depth = 1 if key in reduced else buffers_per_loop
             rot = 1
             if rotating:
-                rot = buffers_per_loop
+                rot = depth
                 if tile.rotation_instances is not None:
                     rot = max(1, min(rot, tile.rotation_instances))
             pool = Pool(key, storage.memory, storage.dtype, storage.shape, storage.partition_dim,
                         rot, tile.site)
+            pool.depth = depth
             pools[key] = pool
             order.append(pool)
         pool.tiles.append(tile)
@@ -124,7 +128,7 @@ def tile_end(tile):
     return end
 
 
-def assign_slots(pool, buffers_per_loop):
+def assign_slots(pool):
     """Gives every tile of the pool a slot expression; sets pool.slots."""
     pool.groups = []
     pool.ring = 0
@@ -136,7 +140,7 @@ def assign_slots(pool, buffers_per_loop):
             pool.groups = [[end, 0]]
             tile.placement = (pool, 0)
             continue
-        ring_min = 1 if tile.rotation is not None else buffers_per_loop
+        ring_min = 1 if tile.rotation is not None else pool.depth
         chosen = None
         if len(pool.groups) >= ring_min:
             n = len(pool.groups)
@@ -193,13 +197,15 @@ def place(pools, memory, capacity, alignment, bank_bytes):
 
 
 def allocate(tracer):
-    """Places every logical tile. Returns the pools, in placement order per memory."""
+    """Places every logical tile. Returns the pools. When a memory overflows, the largest
+    multi-buffered pool of that memory goes down to one buffer and placement starts again."""
     target = tracer.target
-    configured = int(target.get("compiler", {}).get("loop_tile_buffers", 2))
-    for depth in sorted({configured, 1}, reverse=True):
-        pools = build_pools(tracer.tiles, depth)
+    depth = max(1, int(target.get("compiler", {}).get("loop_tile_buffers", 2)))
+    reduced = set()
+    while True:
+        pools = build_pools(tracer.tiles, depth, reduced)
         for pool in pools:
-            assign_slots(pool, depth)
+            assign_slots(pool)
             if pool.memory == PSUM:
                 _pad_psum(pool, target["psum_bank_bytes"])
             _fix(pool, target)
@@ -214,7 +220,11 @@ def allocate(tracer):
                 break
         if failure is None:
             return pools
-    raise _capacity_error(failure, pools, target)
+        candidates = [p for p in pools if p.memory == failure.memory and p.depth > 1
+                      and p.key not in reduced and p.slots > 1]
+        if not candidates:
+            raise _capacity_error(failure, pools, target)
+        reduced.add(max(candidates, key=lambda p: (p.bytes, p.begin)).key)
 
 
 def _fix(pool, target):

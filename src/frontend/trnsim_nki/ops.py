@@ -788,11 +788,11 @@ def _accumulate_tile(dst, alu, value, source):
     tile = dst.storage.tile
     if tile is not None and tile.zero is not None and alu == "add" and isinstance(value, Tensor):
         cond = first_touch(dst)
-        if cond == 1 and not isinstance(cond, Sym):
-            _copy_or_scalar(dst, value, source)
-            return
-        if cond == 0 and not isinstance(cond, Sym):
-            _binary_into(dst, alu, dst, value, source, accumulating=True)
+        if not isinstance(cond, Sym):
+            if cond:
+                _copy_or_scalar(dst, value, source)
+            else:
+                _binary_into(dst, alu, dst, value, source, accumulating=True)
             return
         tracer = current()
         record = If(cond, source)

@@ -810,7 +810,40 @@ def _advanced_view(view, items):
             paxis = s_paxis + len(b_axes)
     if view.storage.on_chip and paxis is None:
         raise KernelError("on-chip tensors keep their partition axis; index it with nl.arange or ':'")
-    return Tensor(view.storage, axes, offset, pstart, paxis, None)
+    return Tensor(view.storage, axes, offset, pstart, paxis, _slice_form(view, items, bshape))
+
+
+def _slice_form(view, items, bshape):
+    """The index form of an advanced index that is a plain slice in disguise: every index is a
+    scalar or one nl.arange with a positive step, on increasing broadcast axes covering the
+    whole broadcast shape (``t[k, i.p, i.x]`` with ``i = nl.mgrid[0:128, 0:512]``)."""
+    if view.index_form is None or _form_axis_dims(view) is None:
+        return None
+    if any(isinstance(x, slice) or isinstance(x, DynSlice) for x in items):
+        return None
+    dims = _form_axis_dims(view)
+    form = list(view.index_form)
+    last_axis = None
+    used_axes = 0
+    for pos, item in enumerate(items):
+        dim = dims[pos]
+        _, fstart, _, fstep = form[dim]
+        if isinstance(item, (int, Sym)):
+            form[dim] = ("i", fstart + fstep * item, None, None)
+            continue
+        terms = item.iotas_by_axis()
+        if len(terms) != 1:
+            return None
+        (axis, (iota, c)), = terms.items()
+        if c <= 0 or (last_axis is not None and axis <= last_axis):
+            return None
+        last_axis = axis
+        used_axes += 1
+        start = item.const + c * iota.start
+        form[dim] = ("s", fstart + fstep * start, iota.size, fstep * c)
+    if used_axes != len(bshape):
+        return None
+    return form
 
 
 def _index_expr_bounds(item):
