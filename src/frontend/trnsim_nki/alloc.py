@@ -115,17 +115,14 @@ def build_pools(tiles, buffers_per_loop, reduced):
 
 
 def tile_begin(tile):
-    if tile.frames:
-        return tile.frames[0].loop.seq_begin
     return tile.created_seq
 
 
 def tile_end(tile):
-    end = tile.end_seq()
-    if tile.frames:
-        loop_end = tile.frames[0].loop.seq_end or end
-        end = max(end, loop_end)
-    return end
+    """Last use, in program order. A tile created in a loop traced once lives within one
+    iteration (its buffers rotate); a use in a loop entered after its creation extends it to
+    that loop's end."""
+    return tile.end_seq()
 
 
 def assign_slots(pool):
@@ -146,7 +143,7 @@ def assign_slots(pool):
             n = len(pool.groups)
             for step in range(n):
                 g = (pool.ring + step) % n
-                if pool.groups[g][0] < tile.created_seq:
+                if pool.groups[g][0] <= tile.created_seq:
                     chosen = g
                     break
         if chosen is None:
@@ -180,8 +177,7 @@ def place(pools, memory, capacity, alignment, bank_bytes):
         if memory == PSUM:
             align = max(align, min(pool.slot_bytes, bank_bytes))
         busy = sorted(
-            (p.offset, p.offset + p.bytes) for p in placed
-            if not (p.end < pool.begin or pool.end < p.begin)
+            (p.offset, p.offset + p.bytes) for p in placed if _overlap(p, pool)
         )
         offset = 0
         for lo, hi in busy:
@@ -194,6 +190,12 @@ def place(pools, memory, capacity, alignment, bank_bytes):
         pool.offset = offset
         placed.append(pool)
     return None
+
+
+def _overlap(a, b):
+    """Lifetimes overlap. A pool whose first write is the last read of another (an in-place
+    update) does not overlap it."""
+    return a.begin < b.end and b.begin < a.end or a.begin == b.begin
 
 
 def allocate(tracer):
@@ -221,10 +223,13 @@ def allocate(tracer):
         if failure is None:
             return pools
         candidates = [p for p in pools if p.memory == failure.memory and p.depth > 1
-                      and p.key not in reduced and p.slots > 1]
+                      and p.key not in reduced and p.slots > 1
+                      and (p is failure or p.offset is not None and _overlap(p, failure))]
         if not candidates:
             raise _capacity_error(failure, pools, target)
-        reduced.add(max(candidates, key=lambda p: (p.bytes, p.begin)).key)
+        # the largest pool live where memory ran out; among equals the shortest-lived
+        # (a temporary gains least from overlapping iterations)
+        reduced.add(max(candidates, key=lambda p: (p.bytes, -(p.end - p.begin), p.begin)).key)
 
 
 def _fix(pool, target):
@@ -243,7 +248,7 @@ def _capacity_error(failure, pools, target):
     memory = failure.memory
     capacity = target["sbuf_partition_bytes"] if memory == SBUF else target["psum_partition_bytes"]
     live = [p for p in pools if p.memory == memory and p.offset is not None
-            and not (p.end < failure.begin or failure.end < p.begin)]
+            and _overlap(p, failure)]
     live.sort(key=lambda p: -p.bytes)
     parts = [f"{p.site[0]}:{p.site[1]} {list(p.shape)} {p.dtype} x{p.slots} = {p.bytes} B"
              for p in live[:8]]

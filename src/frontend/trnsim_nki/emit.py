@@ -153,6 +153,8 @@ class Renderer:
             name = self.hbm_names[id(storage)]
             if view.index_form is not None:
                 return name + _index_text(view.index_form, storage.shape)
+            if _is_whole_contiguous(view):
+                return name  # a reshape of the whole tensor: shapes match up to size-1 axes
             return f"{name}.ap({_expr_text(view.offset)}, {_pairs(view.free_axes())})"
         tile = storage.tile
         if tile is None or tile.placement is None:
@@ -291,3 +293,14 @@ def _has_nesting(value):
     if isinstance(value, list):
         return any(isinstance(v, (dict, list)) for v in value)
     return False
+
+
+def _is_whole_contiguous(view):
+    from .tensor import is_contiguous
+
+    total = 1
+    for s in view.storage.shape:
+        total *= s
+    same = tuple(s for s in view.shape if s != 1) == tuple(s for s in view.storage.shape if s != 1)
+    return (not isinstance(view.offset, Sym) and view.offset == 0 and view.size == total
+            and is_contiguous(view) and same)

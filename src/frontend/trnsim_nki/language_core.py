@@ -133,6 +133,9 @@ def _result_dtype(a, b, dtype):
 def binary(name, a, b, dtype=None, mask=None, engine=None):
     """Element-wise ``a name b`` with NumPy broadcasting (free axes; [1, F] rows are broadcast
     along the partitions by the Tensor Engine)."""
+    fused = _fuse_scalar_ops(name, a, b, dtype, mask, engine)
+    if fused is not None:
+        return fused
     tracer, source = _start()
     alu = ops.alu_name(name)
     a_t = isinstance(a, Tensor)
@@ -156,7 +159,61 @@ def binary(name, a, b, dtype=None, mask=None, engine=None):
     def emit(dst):
         _emit_binary(dst, alu, a, b, a_t, b_t, source, mask, engine)
 
-    return ops.classic_result(shape, out_dtype, SBUF, name, emit, source)
+    result = ops.classic_result(shape, out_dtype, SBUF, name, emit, source)
+    scalar = _scalar_side(a, b, a_t, b_t)
+    if scalar is not None and mask is None and engine is None:
+        tile, operand, reverse = scalar
+        tracer.pending[id(result)].scalar_op = (tile, alu, operand, reverse)
+    return result
+
+
+def _scalar_side(a, b, a_t, b_t):
+    """(tile, scalar operand, reverse) when ``a op b`` is a one-op tensor_scalar."""
+    def per_partition(x, y):
+        return x.free_elements() == 1 and y.free_elements() > 1 and x.partitions == y.partitions
+
+    if a_t and not b_t:
+        return a, b, False
+    if b_t and not a_t:
+        return b, a, True
+    if per_partition(b, a):
+        return a, b, False
+    if per_partition(a, b):
+        return b, a, True
+    return None
+
+
+def _fuse_scalar_ops(name, a, b, dtype, mask, engine):
+    """``(x op0 s0) op1 s1`` as ONE two-op tensor_scalar when the inner result is pending and
+    used only here: the compiler's fusion of scalar chains (``var * (1/n) + eps``)."""
+    if mask is not None or engine is not None:
+        return None
+    tracer = current()
+    for inner, other, reverse in ((a, b, False), (b, a, True)):
+        if not isinstance(inner, Tensor):
+            continue
+        pending = tracer.pending.get(id(inner))
+        if pending is None or pending.scalar_op is None:
+            continue
+        if isinstance(other, Tensor):
+            if other is inner or id(other) in tracer.pending:
+                return None
+            if not (other.free_elements() == 1 and other.partitions == inner.partitions):
+                return None
+        tracer.take_pending(inner)
+        tracer.fused[id(inner)] = pending  # emitted after all if the kernel uses it again
+        tracer.flush()
+        source = tracer.location()
+        tile, alu0, operand0, reverse0 = pending.scalar_op
+        alu1 = ops.alu_name(name)
+        out_dtype = _dtype(dtype, inner.dtype)
+
+        def emit(dst):
+            ops.emit_tensor_scalar(dst, tile, alu0, operand0, reverse0, alu1, other, reverse,
+                                   source=source)
+
+        return ops.classic_result(_tile_shape(inner.shape), out_dtype, SBUF, name, emit, source)
+    return None
 
 
 def _emit_binary(dst, alu, a, b, a_t, b_t, source, mask, engine):

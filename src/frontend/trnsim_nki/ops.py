@@ -212,7 +212,7 @@ def _parse_address(address, memory, tracer):
 
 def create_implicit_tile(tracer, storage, source):
     check_on_chip_shape(storage.shape, storage.partition_dim, storage.memory, storage.dtype)
-    tile = tracer.new_tile(storage, source)
+    tile = tracer.new_tile(storage, source, written_next=True)
     init_touch(tile)
     return tile
 
@@ -242,6 +242,8 @@ def operand(x, what="operand"):
         raise KernelError(f"{what} must be a tensor, found {type(x).__name__} {x!r}")
     tracer = current()
     pending = tracer.take_pending(x)
+    if pending is None and x.storage.tile is None and x.storage.on_chip:
+        pending = tracer.fused.pop(id(x), None)
     if pending is not None:
         from .trace import materialize
 

@@ -151,9 +151,10 @@ class LogicalTile:
 class PendingResult:
     """A classic call's result whose destination is not known yet."""
 
-    __slots__ = ("tensor", "emit", "source", "op", "accumulate")
+    __slots__ = ("tensor", "emit", "source", "op", "accumulate", "scalar_op")
 
     def __init__(self, tensor, emit, source, op, accumulate=None):
+        self.scalar_op = None  # (tile, alu, operand, reverse): a one-op tensor_scalar
         self.tensor = tensor  # the Tensor object handed to the kernel
         self.emit = emit  # emit(dst_view) writes the result into dst_view
         self.source = source
@@ -185,6 +186,7 @@ class Tracer:
         self.tiles = []
         self.hbm = []  # HBM Storages in creation order
         self.pending = {}  # id(Tensor) -> PendingResult, in creation order
+        self.fused = {}  # id(Tensor) -> PendingResult folded into a later instruction
         self.dma_queues = {}  # DMA site -> queue
         self.loop_names = set()
         self.restart_reason = None
@@ -278,9 +280,12 @@ class Tracer:
                 break
 
     # --- tiles ------------------------------------------------------------------------------------
-    def new_tile(self, storage, source):
+    def new_tile(self, storage, source, written_next=False):
+        """A logical tile. ``written_next``: it is created by the next instruction (an implicit
+        result), which may then reuse the bytes of an input it reads for the last time."""
         frames = self.symbolic_frames()
-        tile = LogicalTile(storage, source[:2], self.next_seq(), frames, len(self.tiles))
+        created = self.seq + 1 if written_next else self.next_seq()
+        tile = LogicalTile(storage, source[:2], created, frames, len(self.tiles))
         storage.tile = tile
         if frames:
             tile.rotation, tile.rotation_instances = flattened_index(frames)
