@@ -29,7 +29,8 @@ class Pool:
     __slots__ = (
         "key", "memory", "dtype", "shape", "partition_dim", "tiles", "slots", "rot",
         "free_bytes", "slot_bytes", "slot_elems", "flatten", "begin", "end", "offset",
-        "partition_start", "fixed", "name", "site", "groups", "ring", "depth",
+        "partition_start", "fixed", "name", "site", "groups", "ring", "depth", "loops",
+        "chain",
     )
 
     def __init__(self, key, memory, dtype, shape, partition_dim, rot, site):
@@ -59,6 +60,8 @@ class Pool:
         self.groups = []  # per slot group: [end seq of occupant, instances so far]
         self.ring = 0
         self.depth = rot  # buffers a loop's tiles rotate through
+        self.loops = set()  # outermost traced loops its tiles were created in
+        self.chain = None  # pools updated in place of each other share this id
 
     @property
     def bytes(self):
@@ -131,6 +134,8 @@ def assign_slots(pool):
     pool.ring = 0
     for tile in pool.tiles:
         begin, end = tile_begin(tile), tile_end(tile)
+        if tile.frames:
+            pool.loops.add(tile.frames[0].loop)
         pool.begin = begin if pool.begin is None else min(pool.begin, begin)
         pool.end = end if pool.end is None else max(pool.end, end)
         if tile.address is not None or tile.mod_alloc is not None:
@@ -167,12 +172,17 @@ def assign_slots(pool):
 
 
 def place(pools, memory, capacity, alignment, bank_bytes):
-    """First-fit by lifetime. Returns None when it fits, else the failing pool."""
+    """First-fit by lifetime, in-place where possible. Returns None when it fits, else the
+    failing pool."""
     placed = []
     for pool in pools:
         if pool.fixed:
+            pool.chain = id(pool)
             placed.append(pool)
     for pool in sorted((p for p in pools if not p.fixed), key=lambda p: (p.begin, -p.bytes)):
+        if _place_in_place(pool, placed):
+            placed.append(pool)
+            continue
         align = alignment
         if memory == PSUM:
             align = max(align, min(pool.slot_bytes, bank_bytes))
@@ -188,14 +198,39 @@ def place(pools, memory, capacity, alignment, bank_bytes):
         if offset + pool.bytes > capacity:
             return pool
         pool.offset = offset
+        pool.chain = id(pool)
         placed.append(pool)
     return None
 
 
+def _place_in_place(pool, placed):
+    """Puts ``pool`` on the bytes of a pool whose last read is this pool's first write, with
+    the same buffers (an in-place update such as ``x = x - mean``). Pools chained this way
+    share their bytes."""
+    for base in placed:
+        if (base.end != pool.begin or base.fixed or base.slots != pool.slots
+                or base.slot_bytes != pool.slot_bytes):
+            continue
+        lo, hi = base.offset, base.offset + pool.bytes
+        clash = any(p.chain != base.chain and _overlap(p, pool)
+                    and p.offset < hi and lo < p.offset + p.bytes for p in placed)
+        if not clash:
+            pool.offset = base.offset
+            pool.chain = base.chain
+            return True
+    return False
+
+
 def _overlap(a, b):
     """Lifetimes overlap. A pool whose first write is the last read of another (an in-place
-    update) does not overlap it."""
-    return a.begin < b.end and b.begin < a.end or a.begin == b.begin
+    update) does not overlap it. Two pools of the same traced loop otherwise always overlap:
+    their iterations run overlapped on the engines, so bytes one iteration has finished with
+    are still in use by the iteration before it."""
+    if a.end == b.begin or b.end == a.begin:
+        return a.begin == b.begin
+    if a.loops & b.loops:
+        return True
+    return a.begin < b.end and b.begin < a.end
 
 
 def allocate(tracer):
