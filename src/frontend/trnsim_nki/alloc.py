@@ -12,9 +12,12 @@ Rules (docs/nki-frontend.md, "Allocation"):
    keeps are never shared.
 3. Pools are placed first-fit by lifetime: two pools whose lifetimes (first creation to last use,
    in program order; a tile used inside a traced loop lives to the loop's end) do not overlap may
-   share bytes. Alignment: ``sbuf_alignment_bytes``; a PSUM buffer never straddles a 2 KiB bank.
-4. When the pools do not fit, the rotation depth is reduced to 1 (as a heuristic allocator
-   would before spilling); if they still do not fit, the error names the tiles live at the peak.
+   share bytes, except two pools of the same traced loop (its iterations overlap on the
+   engines). Alignment: ``sbuf_alignment_bytes``; a PSUM buffer never straddles a 2 KiB bank.
+4. When the pools do not fit: first, a result may take the bytes of an input that its
+   instruction reads for the last time (in-place updates); then the largest multi-buffered pool
+   live where memory ran out goes down to one buffer, one at a time (as a heuristic allocator
+   would before spilling); if nothing is left to reduce, the error names the tiles live there.
 Tiles with an explicit address (new API ``address=``, classic ``mod_alloc``) are placed there.
 """
 
@@ -171,23 +174,23 @@ def assign_slots(pool):
     pool.slots = len(pool.groups) * (pool.rot if pool.tiles[0].rotation is not None else 1)
 
 
-def place(pools, memory, capacity, alignment, bank_bytes):
-    """First-fit by lifetime, in-place where possible. Returns None when it fits, else the
-    failing pool."""
+def place(pools, memory, capacity, alignment, bank_bytes, in_place):
+    """First-fit by lifetime (in place where possible when ``in_place``). Returns None when it
+    fits, else the failing pool."""
     placed = []
     for pool in pools:
         if pool.fixed:
             pool.chain = id(pool)
             placed.append(pool)
     for pool in sorted((p for p in pools if not p.fixed), key=lambda p: (p.begin, -p.bytes)):
-        if _place_in_place(pool, placed):
+        if in_place and _place_in_place(pool, placed):
             placed.append(pool)
             continue
         align = alignment
         if memory == PSUM:
             align = max(align, min(pool.slot_bytes, bank_bytes))
         busy = sorted(
-            (p.offset, p.offset + p.bytes) for p in placed if _overlap(p, pool)
+            (p.offset, p.offset + p.bytes) for p in placed if _overlap(p, pool, in_place)
         )
         offset = 0
         for lo, hi in busy:
@@ -212,7 +215,7 @@ def _place_in_place(pool, placed):
                 or base.slot_bytes != pool.slot_bytes):
             continue
         lo, hi = base.offset, base.offset + pool.bytes
-        clash = any(p.chain != base.chain and _overlap(p, pool)
+        clash = any(p.chain != base.chain and _overlap(p, pool, True)
                     and p.offset < hi and lo < p.offset + p.bytes for p in placed)
         if not clash:
             pool.offset = base.offset
@@ -221,12 +224,13 @@ def _place_in_place(pool, placed):
     return False
 
 
-def _overlap(a, b):
-    """Lifetimes overlap. A pool whose first write is the last read of another (an in-place
-    update) does not overlap it. Two pools of the same traced loop otherwise always overlap:
-    their iterations run overlapped on the engines, so bytes one iteration has finished with
-    are still in use by the iteration before it."""
-    if a.end == b.begin or b.end == a.begin:
+def _overlap(a, b, in_place=False):
+    """Lifetimes overlap. Two pools of the same traced loop always overlap (its iterations run
+    overlapped on the engines, so bytes one iteration has finished with are still in use by the
+    iteration before it), except, with ``in_place``, a pool whose first write is the last read
+    of the other (an in-place update)."""
+    touching = a.end == b.begin or b.end == a.begin
+    if touching and in_place:
         return a.begin == b.begin
     if a.loops & b.loops:
         return True
@@ -239,6 +243,7 @@ def allocate(tracer):
     target = tracer.target
     depth = max(1, int(target.get("compiler", {}).get("loop_tile_buffers", 2)))
     reduced = set()
+    in_place = False
     while True:
         pools = build_pools(tracer.tiles, depth, reduced)
         for pool in pools:
@@ -252,11 +257,14 @@ def allocate(tracer):
             (PSUM, target["psum_partition_bytes"], target["psum_alignment_bytes"]),
         ):
             failure = place([p for p in pools if p.memory == memory], memory, capacity,
-                            alignment, target["psum_bank_bytes"])
+                            alignment, target["psum_bank_bytes"], in_place)
             if failure is not None:
                 break
         if failure is None:
             return pools
+        if not in_place:
+            in_place = True  # under pressure, element-wise updates reuse their input's bytes
+            continue
         candidates = [p for p in pools if p.memory == failure.memory and p.depth > 1
                       and p.key not in reduced and p.slots > 1
                       and (p is failure or p.offset is not None and _overlap(p, failure))]
