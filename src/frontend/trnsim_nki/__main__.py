@@ -74,6 +74,10 @@ def main(argv=None):
         where = e.where or user_location(e.__traceback__, _display())
         _report(e.message, where, args, e)
         return EXIT_INVALID
+    except SyntaxError as e:
+        where = (_display()(e.filename), e.lineno) if e.filename else None
+        _report(f"SyntaxError: {e.msg}", where, args, e)
+        return EXIT_INVALID
     except RecursionError as e:
         where = user_location(e.__traceback__, _display())
         _report("the kernel recursed too deeply", where, args, e)

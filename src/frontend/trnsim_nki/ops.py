@@ -766,25 +766,19 @@ def augmented(target_view, alu, value):
     pending = tracer.take_pending(value) if isinstance(value, Tensor) else None
     tracer.flush()
     dst = target_view
-    if pending is not None and pending.accumulate is not None and alu == "add":
-        if dst.storage.memory != PSUM:
-            # an SBUF accumulator: the matmul goes to a PSUM tile, then it is added
-            pending_tensor = value
-            tracer.pending[id(pending_tensor)] = pending
-            operand(pending_tensor)
-            _accumulate_tile(dst, alu, pending_tensor, source)
-        else:
-            pending.accumulate(dst)
+    if (pending is not None and pending.accumulate is not None and alu == "add"
+            and dst.storage.memory == PSUM):
+        pending.accumulate(dst)
     else:
-        if pending is not None:
-            tracer.pending[id(value)] = pending
-            operand(value)
-        _accumulate_tile(dst, alu, value, source)
+        _accumulate_tile(dst, alu, value, pending, source)
     _just_written[0] = target_view
     return target_view
 
 
-def _accumulate_tile(dst, alu, value, source):
+def _accumulate_tile(dst, alu, value, pending, source):
+    """dst (alu)= value. Into a zero-filled tile, the first accumulation of a region writes the
+    value instead (a pending result straight into dst); under a traced loop the first
+    iteration becomes an ``if`` of the lowered kernel."""
     if not dst.storage.on_chip:
         raise KernelError("'+=' on an HBM tensor is not supported (use nl.atomic_rmw)")
     tile = dst.storage.tile
@@ -792,21 +786,45 @@ def _accumulate_tile(dst, alu, value, source):
         cond = first_touch(dst)
         if not isinstance(cond, Sym):
             if cond:
-                _copy_or_scalar(dst, value, source)
+                _first_write(dst, value, pending, source)
             else:
-                _binary_into(dst, alu, dst, value, source, accumulating=True)
+                _accumulate_into(dst, alu, value, pending, source)
             return
         tracer = current()
         record = If(cond, source)
         tracer.append(record)
         tracer.bodies.append(record.then)
-        _copy_or_scalar(dst, value, source)
+        _first_write(dst, value, pending, source)
         tracer.bodies.pop()
         tracer.bodies.append(record.orelse)
-        _binary_into(dst, alu, dst, value, source, accumulating=True)
+        _accumulate_into(dst, alu, value, pending, source)
         tracer.bodies.pop()
         return
-    _binary_into(dst, alu, dst, value, source)
+    _accumulate_into(dst, alu, value, pending, source)
+
+
+def _first_write(dst, value, pending, source):
+    if pending is not None and _same_shape(pending.tensor, dst):
+        dst.storage.tile.zero.claimed = True
+        pending.emit(dst)
+        return
+    if pending is not None:
+        _materialize_pending(pending)
+    _copy_or_scalar(dst, value, source)
+
+
+def _accumulate_into(dst, alu, value, pending, source):
+    if pending is not None:
+        _materialize_pending(pending)
+    _binary_into(dst, alu, dst, value, source,
+                 accumulating=dst.storage.tile is not None and dst.storage.tile.zero is not None)
+
+
+def _materialize_pending(pending):
+    """Emits a pending result into its implicit tile (again, in each branch of an ``if``)."""
+    if pending.tensor.storage.tile is None:
+        create_implicit_tile(current(), pending.tensor.storage, pending.source)
+    pending.emit(pending.tensor)
 
 
 def _copy_or_scalar(dst, value, source):
