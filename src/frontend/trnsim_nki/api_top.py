@@ -43,7 +43,16 @@ class Launcher:
         self.grid = grid if isinstance(grid, tuple) else (grid,)
 
     def __call__(self, *args, **kwargs):
-        return self.kernel(*args, **kwargs)
+        import inspect
+
+        from . import driver
+
+        tracer = trace.active()
+        if tracer is None:
+            return self.kernel(*args, **kwargs)
+        bound = inspect.signature(self.kernel.func).bind(*args, **kwargs)
+        return driver.run_grid(tracer, self.kernel.func, dict(bound.arguments),
+                               driver.grid_dims(self.grid))
 
 
 def _decorator(func=None, **options):

@@ -113,19 +113,31 @@ def parse_kwarg(text):
         return name, value
 
 
+_GRID_NC = re.compile(r"^nc\(\s*(\d+)\s*\)(?:\s*\*\s*(\d+))?$")
+
+
 def parse_grid(text):
+    """'2,2' or 'nc(2)*2,4': integers (programs run one after the other on one NeuronCore) or
+    nc(K) / nc(K)*N (K NeuronCores, N programs each)."""
     if text is None or text == "":
         return ()
     dims = []
     for part in text.split(","):
         part = part.strip()
-        try:
-            d = int(part)
-        except ValueError:
-            raise UsageError(f"--grid '{text}': expected integers like 2,2") from None
-        if d <= 0:
+        match = _GRID_NC.match(part)
+        if match:
+            cores, serial = int(match.group(1)), int(match.group(2) or 1)
+        else:
+            try:
+                cores, serial = 1, int(part)
+            except ValueError:
+                raise UsageError(f"--grid '{text}': expected integers or nc(K), like 2,2 or "
+                                 "nc(2)*2") from None
+        if cores <= 0 or serial <= 0:
             raise UsageError(f"--grid '{text}': dimensions must be positive")
-        dims.append(d)
+        dims.append((cores, serial))
+    if sum(1 for c, _ in dims if c > 1) > 1:
+        raise UsageError(f"--grid '{text}': at most one dimension may be nc(K)")
     return tuple(dims)
 
 
@@ -245,13 +257,15 @@ def trace_kernel(path, func_name, inputs, kwargs, grid, target):
     while True:
         tracer = trace.Tracer(target, unroll, display, api)
         tracer.cores = 1
-        tracer.grid = tuple(grid)
+        tracer.grid = ()
         tracer.program_ids = {}
+        tracer.unrolled_grid = 0
+        tracer.grid_tensors = {}
         ops.reset_touch_state()
         try:
             with tracer:
                 args = bind_arguments(func, inputs, kwargs, path)
-                result = _run_grid(tracer, func, args, list(grid), 0)
+                result = run_grid(tracer, func, args, grid_dims(grid))
                 tracer.flush()
                 tracer.check_pending_restart()
             break
@@ -280,30 +294,107 @@ def trace_kernel(path, func_name, inputs, kwargs, grid, target):
     return doc, info
 
 
-def _run_grid(tracer, func, args, grid, axis):
-    if axis == len(grid):
+def grid_dims(grid):
+    """Launch-grid entries as (cores, serial) pairs: ``4`` runs 4 programs one after the other on
+    one NeuronCore (the classic documented behaviour), ``nl.nc(2)`` distributes 2 programs over
+    2 NeuronCores, ``nl.spmd_dim(nl.nc(2), 2)`` (or ``nl.nc(2) * 2``) 4 programs over 2 cores."""
+    from .api_language import SpmdDim, _Nc
+
+    dims = []
+    for entry in grid:
+        if isinstance(entry, _Nc):
+            dims.append((entry.k, 1))
+        elif isinstance(entry, SpmdDim):
+            dims.append((entry.nc.k, entry.n))
+        elif isinstance(entry, tuple):
+            dims.append(entry)
+        else:
+            try:
+                n = int(entry)
+            except (TypeError, ValueError):
+                raise KernelError(f"launch grid entries must be integers or nl.nc(k), found {entry!r}") from None
+            if n <= 0:
+                raise KernelError(f"launch grid entries must be positive, found {n}")
+            dims.append((1, n))
+    if sum(1 for c, _ in dims if c > 1) > 1:
+        raise KernelError("at most one launch-grid dimension may be distributed over NeuronCores")
+    return dims
+
+
+def run_grid(tracer, func, args, dims):
+    """Calls ``func`` once per program of the launch grid ``dims`` (grid_dims pairs)."""
+    saved = dict(tracer.program_ids), tracer.grid
+    tracer.grid = tuple(c * n for c, n in dims)
+    try:
+        return _run_grid(tracer, func, args, dims, 0)
+    finally:
+        tracer.program_ids, tracer.grid = saved
+
+
+def _run_grid(tracer, func, args, dims, axis):
+    if axis == len(dims):
         return func(**args)
-    site = ("<grid>", axis)
-    size = grid[axis]
-    if site in tracer.unroll_sites or size == 1:
-        result = None
-        for value in range(size):
-            tracer.program_ids[axis] = value
+    cores, serial = dims[axis]
+    if cores > 1:
+        return _run_cores(tracer, func, args, dims, axis, cores, serial)
+    return _run_serial(tracer, func, args, dims, axis, serial, 0)
+
+
+def _run_cores(tracer, func, args, dims, axis, cores, serial):
+    """A grid dimension over NeuronCores: the program runs SPMD, its id uses ``pid``."""
+    if tracer.cores not in (1, cores):
+        raise KernelError(f"the kernel is launched on {tracer.cores} NeuronCores and on {cores}")
+    tracer.cores = cores
+    site = ("<cores>", axis)
+    var = Var("pid", 0, cores, 1)
+    var.owner = trace.Frame(True, var, None, site, cores, 0, 1)
+    pid = Sym.var(var)
+    if site not in tracer.unroll_sites:
+        return _run_serial(tracer, func, args, dims, axis, serial, pid * serial)
+    result = None
+    for core in range(cores):
+        record = trace.If(pid == core, ("<grid>", 0))
+        tracer.flush()
+        tracer.append(record)
+        tracer.bodies.append(record.then)
+        tracer.unrolled_grid += 1
+        try:
+            result = _run_serial(tracer, func, args, dims, axis, serial, core * serial)
             tracer.flush()
-            result = _run_grid(tracer, func, args, grid, axis + 1)
+        finally:
+            tracer.unrolled_grid -= 1
+            tracer.bodies.pop()
+    return result
+
+
+def _run_serial(tracer, func, args, dims, axis, size, base):
+    site = ("<grid>", axis)
+    if size == 1:
+        tracer.program_ids[axis] = base
+        return _run_grid(tracer, func, args, dims, axis + 1)
+    if site in tracer.unroll_sites:
+        result = None
+        tracer.unrolled_grid += 1
+        try:
+            for value in range(size):
+                tracer.program_ids[axis] = base + value
+                tracer.flush()
+                result = _run_grid(tracer, func, args, dims, axis + 1)
+        finally:
+            tracer.unrolled_grid -= 1
         return result
-    name = f"program{axis}"
+    name = tracer.loop_var_name(("", 0, ""), base=f"program{axis}")
     var = Var(name, 0, size, 1)
     loop = trace.Loop(var, 0, size, 1, ("<grid>", 0), tracer.next_seq(), "grid")
     frame = trace.Frame(True, var, loop, site, size, 0, 1)
     var.owner = frame
-    tracer.loop_names.add(name)
+    tracer.flush()
     tracer.append(loop)
     tracer.bodies.append(loop.body)
     tracer.frames.append(frame)
-    tracer.program_ids[axis] = Sym.var(var)
+    tracer.program_ids[axis] = base + Sym.var(var)
     try:
-        result = _run_grid(tracer, func, args, grid, axis + 1)
+        result = _run_grid(tracer, func, args, dims, axis + 1)
         tracer.flush()
     finally:
         if tracer.frames and tracer.frames[-1] is frame:
@@ -332,7 +423,7 @@ def _description(path, func_name, inputs, kwargs, grid, target, api, outputs, un
     if kwargs:
         parts.append("kwargs " + ", ".join(f"{n}={v!r}" for n, v in kwargs.items()))
     if grid:
-        parts.append("grid " + ",".join(map(str, grid)))
+        parts.append("grid " + ",".join(f"nc({c})*{n}" if c > 1 else str(n) for c, n in grid))
     if outputs:
         parts.append("returns " + ", ".join(o.storage.name or "?" for o in outputs))
     return "; ".join(parts) + "."

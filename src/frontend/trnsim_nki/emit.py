@@ -112,8 +112,9 @@ class Renderer:
                 rng = [_expr(start), _expr(stop)]
             else:
                 rng = [_expr(start), _expr(stop), step]
-            return {"for": record.var.name, "range": rng, "body": body,
-                    "source": _source(record.source)}
+            item = {"for": record.var.name, "range": rng, "body": body}
+            _add_source(item, record.source)
+            return item
         if isinstance(record, If):
             then = self.body(record.then)
             orelse = self.body(record.orelse)
@@ -122,7 +123,7 @@ class Renderer:
             item = {"if": _expr(record.cond), "then": then}
             if orelse:
                 item["else"] = orelse
-            item["source"] = _source(record.source)
+            _add_source(item, record.source)
             return item
         if isinstance(record, ops.ZeroFill):
             if not record.needed:
@@ -130,7 +131,7 @@ class Renderer:
             item = {"op": "memset", "dst": self.operand(record.view), "value": 0}
             if record.engine != "vector":
                 item["engine"] = record.engine
-            item["source"] = _source(record.source)
+            _add_source(item, record.source)
             return item
         raise AssertionError(record)
 
@@ -144,7 +145,7 @@ class Renderer:
         default = _DEFAULT_ENGINE.get(instr.op)
         if default is not None and instr.engine != default:
             item["engine"] = instr.engine
-        item["source"] = _source(instr.source)
+        _add_source(item, instr.source)
         return item
 
     def operand(self, view):
@@ -240,8 +241,10 @@ def _attr(value):
     return value
 
 
-def _source(location):
-    return f"{location[0]}:{location[1]}"
+def _add_source(item, location):
+    """``"source": "file.py:LINE"`` when the record comes from a line of the kernel's files."""
+    if location[1] > 0 and not str(location[0]).startswith("<"):
+        item["source"] = f"{location[0]}:{location[1]}"
 
 
 def dumps(doc):

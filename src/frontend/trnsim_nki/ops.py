@@ -22,6 +22,7 @@ from .tensor import (
     Storage,
     Tensor,
     broadcast_free_view,
+    check_bounds,
     index_view,
     restrict_axis,
 )
@@ -178,8 +179,15 @@ def create_tensor(shape, dtype, buffer=None, name=None, address=None, source=Non
     sizes, partition_dim = parse_shape(shape, buf.memory != HBM)
     hint = name or tracer.assigned_name(source) or ""
     if buf.memory == HBM:
-        storage = Storage(HBM, dtype, sizes, 0, hint, hbm_kind=buf.hbm_kind or "shared")
+        kind = buf.hbm_kind or "shared"
+        key = (source[:2], sizes, dtype.name, kind)
+        if getattr(tracer, "unrolled_grid", 0) and kind == "shared" and key in tracer.grid_tensors:
+            # every program of a launch grid sees the same shared output
+            return Tensor.whole(tracer.grid_tensors[key])
+        storage = Storage(HBM, dtype, sizes, 0, hint, hbm_kind=kind)
         tracer.hbm.append(storage)
+        if getattr(tracer, "unrolled_grid", 0):
+            tracer.grid_tensors[key] = storage
         return Tensor.whole(storage)
     check_on_chip_shape(sizes, partition_dim, buf.memory, dtype)
     storage = Storage(buf.memory, dtype, sizes, partition_dim, hint)
@@ -378,6 +386,8 @@ def emit(op, engine, operands, attrs=None, source=None, accumulating=()):
     if source is None:
         source = tracer.location(3)
     for slot, view in operands.items():
+        if view is not None and view.checks:
+            check_bounds(view)
         if view is not None and view.storage.on_chip:
             settle_zero(view, slot in accumulating)
     return tracer.emit(op, engine, operands, attrs or {}, source)

@@ -317,7 +317,8 @@ class DynSlice:
 class Tensor:
     """A view of a Storage. What NKI calls a tensor or a tile."""
 
-    __slots__ = ("storage", "dtype", "axes", "offset", "pstart", "paxis", "index_form", "__weakref__")
+    __slots__ = ("storage", "dtype", "axes", "offset", "pstart", "paxis", "index_form", "checks",
+                 "__weakref__")
 
     # axes: list of [stride, size] per view axis; on chip the partition axis (paxis) has stride
     # None and its size is the partition count. offset: element offset (per partition on chip).
@@ -330,6 +331,9 @@ class Tensor:
         self.pstart = pstart
         self.paxis = paxis
         self.index_form = index_form
+        # Index bounds that only a mask can satisfy (classic ``x[rows, i_f]`` with rows past
+        # the end and ``mask=(rows < R)``): checked when the view becomes an operand.
+        self.checks = None
 
     @staticmethod
     def whole(storage):
@@ -729,6 +733,7 @@ def _form_axis_dims(view):
 def _advanced_view(view, items):
     """Classic advanced indexing with nl.arange/nl.mgrid expressions (NumPy semantics)."""
     adv_positions = [i for i, x in enumerate(items) if isinstance(x, IndexExpr)]
+    deferred = []
     shapes = [items[i].shape for i in adv_positions]
     bshape = ()
     for s in shapes:
@@ -746,9 +751,7 @@ def _advanced_view(view, items):
         if isinstance(item, IndexExpr):
             lo, hi = _index_expr_bounds(item)
             if lo < 0 or hi >= size:
-                raise KernelError(
-                    f"index expression on axis {pos} takes values {lo}..{hi}, out of bounds for size {size}"
-                )
+                deferred.append((item, pos, size))
             for axis, (iota, c) in item.iotas_by_axis().items():
                 full_axis = axis  # already relative to the right of its own shape
                 if is_p:
@@ -810,7 +813,31 @@ def _advanced_view(view, items):
             paxis = s_paxis + len(b_axes)
     if view.storage.on_chip and paxis is None:
         raise KernelError("on-chip tensors keep their partition axis; index it with nl.arange or ':'")
-    return Tensor(view.storage, axes, offset, pstart, paxis, _slice_form(view, items, bshape))
+    result = Tensor(view.storage, axes, offset, pstart, paxis, _slice_form(view, items, bshape))
+    if deferred:
+        first = (len([p for p, _, _ in slice_axes if p < adv_positions[0]]) if adjacent else 0)
+        checks = []
+        for item, pos, size in deferred:
+            coeffs = {first + len(bshape) + axis: c
+                      for axis, (iota, c) in item.iotas_by_axis().items()}
+            base = item.const + sum(c * iota.start for iota, c in item.terms.items())
+            checks.append((base, coeffs, size, pos))
+        result.checks = checks
+    return result
+
+
+def check_bounds(view):
+    """Raises for an index that leaves its dimension (see Tensor.checks)."""
+    for base, coeffs, size, dim in view.checks or ():
+        lo = hi = base
+        if isinstance(base, Sym):
+            lo, hi = base.bounds()
+        for axis, c in coeffs.items():
+            span = c * (view.axes[axis][1] - 1)
+            lo, hi = lo + min(0, span), hi + max(0, span)
+        if lo < 0 or hi >= size:
+            raise KernelError(f"index expression on axis {dim} takes values {lo}..{hi}, out of "
+                              f"bounds for size {size} (a mask= can limit it)")
 
 
 def _slice_form(view, items, bshape):
@@ -872,7 +899,17 @@ def restrict_axis(view, axis, lo, hi):
     else:
         offset = offset + lo * stride
     axes[axis] = [stride, count]
-    return Tensor(view.storage, axes, offset, pstart, view.paxis, None)
+    form = None
+    dims = _form_axis_dims(view) if view.index_form is not None else None
+    if dims is not None:
+        form = list(view.index_form)
+        _, fstart, _, fstep = form[dims[axis]]
+        form[dims[axis]] = ("s", fstart + fstep * lo, count, fstep)
+    result = Tensor(view.storage, axes, offset, pstart, view.paxis, form)
+    if view.checks:
+        result.checks = [(base + coeffs.get(axis, 0) * lo, coeffs, size, dim)
+                         for base, coeffs, size, dim in view.checks]
+    return result
 
 
 def is_contiguous(view):

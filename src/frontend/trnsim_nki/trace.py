@@ -307,9 +307,10 @@ class Tracer:
             materialize(self, pending)
 
     # --- loops --------------------------------------------------------------------------------------
-    def loop_var_name(self, location):
-        match = _FOR_RE.match(self.source_line(location))
-        base = match.group(1) if match else "i"
+    def loop_var_name(self, location, base=None):
+        if base is None:
+            match = _FOR_RE.match(self.source_line(location))
+            base = match.group(1) if match else "i"
         if base in _RESERVED or base.startswith("_"):
             base = "i_" + base.strip("_") if base.strip("_") else "i"
         active = {f.var.name for f in self.frames if f.symbolic}
