@@ -8,7 +8,7 @@ import enum
 
 from . import dtypes, isa_core as core, language_core, ops
 from .errors import KernelError
-from .expr import Sym
+from .expr import Sym, Var, render
 from .tensor import PSUM, SBUF, IndexExpr, IndexPred, Tensor
 from .trace import current
 
@@ -105,26 +105,20 @@ def _perf(perf_mode):
 # --- index-expression helpers for iota / affine_select -----------------------------------------
 
 
-def _affine_text(expr, partition_axis_first=True):
-    """An nl.arange expression as the format's affine pattern over p and f0..f3."""
+def _affine_text(expr):
+    """An nl.arange expression as the format's affine pattern over p (partition) and f0..f3
+    (free axes), e.g. ``p - f0 + 128*i``."""
     if isinstance(expr, IndexPred):
         raise KernelError("expected an index expression, found a comparison")
     if not isinstance(expr, IndexExpr):
-        return str(int(expr)), 1
-    axes = sorted(expr.iotas_by_axis().items())
+        return render(expr), 1
     ndim = len(expr.shape)
-    parts = []
-    for axis, (iota, c) in axes:
+    value = expr.const
+    for axis, (iota, c) in sorted(expr.iotas_by_axis().items()):
         position = ndim + axis
         name = "p" if position == 0 else f"f{position - 1}"
-        base = f"{name}" if iota.start == 0 else f"({name} + {iota.start})"
-        parts.append(f"{c}*{base}" if c != 1 else base)
-    const = expr.const
-    if isinstance(const, Sym):
-        parts.append(const.render())
-    elif const:
-        parts.append(str(const))
-    return " + ".join(parts) if parts else "0", ndim
+        value = value + c * (Sym.var(Var(name, 0, iota.size, 1)) + iota.start)
+    return render(value), ndim
 
 
 _CMP_NAME = {">=": "ge", ">": "gt", "<=": "le", "<": "lt", "==": "eq", "!=": "ne"}

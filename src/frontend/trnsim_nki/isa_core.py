@@ -175,25 +175,55 @@ def lower_tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=Fals
     ops.emit("tensor_tensor_scan", "vector", operands, attrs, source)
 
 
+def sbuf_copy(view, source):
+    """GpSimd cannot access PSUM: a PSUM operand of a GpSimd-only instruction is first copied to
+    SBUF on VectorE (the compiler inserts the same copy)."""
+    if view.storage.memory != PSUM:
+        return view
+    tracer = current()
+    temp = ops.new_result(view.shape, view.dtype, SBUF)
+    ops.create_implicit_tile(tracer, temp.storage, source)
+    ops.emit_tensor_copy(temp, view, "vector", source)
+    return temp
+
+
+def gpsimd_into(dst, source, emit_into):
+    """Runs ``emit_into(d)`` with an SBUF destination, copying to a PSUM ``dst`` after."""
+    if dst.storage.memory != PSUM:
+        emit_into(dst)
+        return
+    tracer = current()
+    temp = ops.new_result(dst.shape, dst.dtype, SBUF)
+    ops.create_implicit_tile(tracer, temp.storage, source)
+    emit_into(temp)
+    ops.emit_tensor_copy(dst, temp, "vector", source)
+
+
 def lower_tensor_partition_reduce(dst, op, data, source=None, mask=None):
     data = ops.operand(data, "tensor_partition_reduce data")
     views = ops.apply_mask({"dst": dst, "src": data}, mask)
     if views:
-        ops.emit("tensor_partition_reduce", "gpsimd", views, {"alu": ops.alu_name(op)}, source)
+        src = sbuf_copy(views["src"], source)
+        gpsimd_into(views["dst"], source, lambda d: ops.emit(
+            "tensor_partition_reduce", "gpsimd", {"dst": d, "src": src},
+            {"alu": ops.alu_name(op)}, source))
 
 
 def lower_iota(dst, expr_text, source=None, mask=None):
     views = ops.apply_mask({"dst": dst}, mask)
     if views:
-        ops.emit("iota", "gpsimd", views, {"expr": expr_text}, source)
+        gpsimd_into(views["dst"], source,
+                    lambda d: ops.emit("iota", "gpsimd", {"dst": d}, {"expr": expr_text}, source))
 
 
 def lower_affine_select(dst, pred_text, on_true, on_false_value, cmp="ge", source=None, mask=None):
     on_true = ops.operand(on_true, "affine_select on_true_tile")
     views = ops.apply_mask({"dst": dst, "src": on_true}, mask)
     if views:
-        ops.emit("affine_select", "gpsimd", views,
-                 {"pred": pred_text, "cmp": cmp, "fill": ops._scalar_attr(on_false_value)}, source)
+        src = sbuf_copy(views["src"], source)
+        gpsimd_into(views["dst"], source, lambda d: ops.emit(
+            "affine_select", "gpsimd", {"dst": d, "src": src},
+            {"pred": pred_text, "cmp": cmp, "fill": ops._scalar_attr(on_false_value)}, source))
 
 
 def lower_dma(dst, src, op="dma_copy", source=None, mask=None, dge_mode=None):

@@ -423,10 +423,46 @@ def dma_queue(source, kind):
     return queue
 
 
+def _squeezed(view):
+    return tuple(s for s in view.shape if s != 1)
+
+
+def emit_dma_transpose(dst, src, source, mask=None):
+    """A 2-D transpose on the way in: the DMA engines transpose 2-byte data without a cast on
+    NeuronCore-v3 and later; otherwise the data is loaded as it is and transposed on TensorE
+    (into PSUM, then copied to the destination)."""
+    tracer = current()
+    views = apply_mask({"dst": dst, "src": src}, mask)
+    if views is None:
+        return None
+    dst, src = views["dst"], views["src"]
+    a, b = (_squeezed(src) + (1, 1))[:2] if len(_squeezed(src)) < 2 else _squeezed(src)[-2:]
+    if len(_squeezed(src)) > 2 or _squeezed(dst) != tuple(s for s in (b, a) if s != 1):
+        raise KernelError(f"transpose of {list(src.shape)} into {list(dst.shape)}: expected a "
+                          f"2-D source and a destination of its transposed shape")
+    native = (src.dtype.itemsize == 2 and dst.dtype is src.dtype
+              and tracer.target.get("nc_version", 3) >= 3)
+    if native:
+        return emit("dma_transpose", "dma", {"dst": dst, "src": src},
+                    {"queue": dma_queue(source, "dma_transpose")}, source)
+    if a > tracer.target["pmax"] or b > tracer.target["pmax"]:
+        raise KernelError(f"transpose of {list(src.shape)}: without a DMA transpose both sides "
+                          f"must fit {tracer.target['pmax']} partitions")
+    staged = new_result((a, b), src.dtype, SBUF)
+    create_implicit_tile(tracer, staged.storage, source)
+    emit_dma(staged, src, source)
+    flipped = new_result((b, a), dtypes.float32, PSUM)
+    create_implicit_tile(tracer, flipped.storage, source)
+    emit_transpose(flipped, staged, "tensor", source)
+    return emit_tensor_copy(dst, flipped, None, source)
+
+
 def emit_dma(dst, src, source=None, op="dma_copy", mask=None):
     tracer = current()
     if source is None:
         source = tracer.location(3)
+    if op == "dma_transpose":
+        return emit_dma_transpose(dst, src, source, mask)
     if src.storage.memory == PSUM:
         temp = new_result(src.shape, src.dtype, SBUF)
         create_implicit_tile(tracer, temp.storage, source)
