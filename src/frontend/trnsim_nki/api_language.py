@@ -286,8 +286,19 @@ def no_reorder():
     yield
 
 
-def _loop_reduce(x, op, loop_indices, *, dtype=None, mask=None, **kwargs):
-    raise KernelError("nl.loop_reduce is not supported by trnsim's NKI front end")
+def _loop_reduce(x, op, loop_indices=None, *, dtype=None, mask=None, **kwargs):
+    """``dst[...] = nl.loop_reduce(x, op, loop_indices)``: dst = op(x, dst) in every iteration
+    (the destination is the accumulator); into a zero-filled dst the first one writes x."""
+    tracer = trace.current()
+    tracer.flush()
+    source = tracer.location()
+    x = ops.operand(x, "loop_reduce input")
+
+    def emit(dst):
+        ops.accumulate_tile(dst, ops.alu_name(op), x, None, source)
+
+    return ops.classic_result(x.shape, dtypes.dtype_of(dtype) if dtype is not None else x.dtype,
+                              "sbuf", "loop_reduce", emit, source)
 
 
 def _atomic_rmw(dst, value, op, *, mask=None, **kwargs):

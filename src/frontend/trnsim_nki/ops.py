@@ -816,12 +816,12 @@ def augmented(target_view, alu, value):
             and dst.storage.memory == PSUM):
         pending.accumulate(dst)
     else:
-        _accumulate_tile(dst, alu, value, pending, source)
+        accumulate_tile(dst, alu, value, pending, source)
     _just_written[0] = target_view
     return target_view
 
 
-def _accumulate_tile(dst, alu, value, pending, source):
+def accumulate_tile(dst, alu, value, pending, source):
     """dst (alu)= value. Into a zero-filled tile, the first accumulation of a region writes the
     value instead (a pending result straight into dst); under a traced loop the first
     iteration becomes an ``if`` of the lowered kernel."""

@@ -605,7 +605,7 @@ def _as_index_value(x):
     if isinstance(x, int):
         return x
     if isinstance(x, Tensor):
-        raise KernelError("indexing with a tensor of indices (dynamic/indirect access) is not supported")
+        return x  # an indirect index (index_view checks where it is allowed)
     index = getattr(x, "__index__", None)
     if index is not None:
         return int(index())
@@ -664,6 +664,8 @@ def _text(v):
 
 def index_view(view, idx):
     items = [_as_index_value(x) for x in _normalize_index(idx, view.ndim)]
+    if any(isinstance(x, Tensor) for x in items):
+        items = _indirect_items(view, items)
     if any(isinstance(x, IndexExpr) for x in items):
         return _advanced_view(view, items)
     axes = []
@@ -720,6 +722,30 @@ def index_view(view, idx):
     if view.storage.on_chip and paxis is None:
         raise KernelError("on-chip tensors keep their partition axis; index it with a slice")
     return Tensor(view.storage, axes, offset, pstart, paxis, form)
+
+
+def _indirect_items(view, items):
+    """``data[idx_tile[i_p, 0], i_f]``: rows of an HBM tensor chosen by an SBUF tile of
+    indices (a gather or scatter DMA). The addresses depend on data the timing model does not
+    have; the DMA is timed as one over as many consecutive rows (index i -> row i)."""
+    if view.storage.on_chip:
+        raise KernelError("an on-chip tensor cannot be indexed by a tensor (dynamic offsets are "
+                          "not supported)")
+    out = []
+    for item in items:
+        if isinstance(item, Tensor):
+            if not item.storage.on_chip:
+                raise KernelError("indirect indexes must be an SBUF tile of indices")
+            sizes = item.shape
+            nontrivial = [i for i, size in enumerate(sizes) if size != 1]
+            if len(nontrivial) > 1:
+                raise KernelError(f"an index tile of shape {list(sizes)} selects more than one "
+                                  "axis; use a [P, 1] tile")
+            position = nontrivial[0] if nontrivial else len(sizes) - 1
+            iota = Iota(0, sizes[position], position - len(sizes))
+            item = IndexExpr.of_iota(iota, sizes)
+        out.append(item)
+    return out
 
 
 def _form_axis_dims(view):

@@ -191,6 +191,41 @@ class ClassicTutorials(TraceCase):
         self.assertEqual(ts["op0"], "subtract")
 
 
+    def test_loop_reduce_accumulates_into_its_destination(self):
+        source = """
+            @nki.jit
+            def k(x):
+                out = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.shared_hbm)
+                acc = nl.zeros((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+                for i in nl.affine_range(4):
+                    acc[...] = nl.loop_reduce(nl.load(x[i]), op=nl.maximum, loop_indices=[i])
+                nl.store(out, value=acc)
+                return out
+        """
+        doc, _ = self.trace(source, "k", {"x": ("float32", [4, 128, 64])})
+        (loop,) = loops(doc["program"])
+        red = [st for st in loop["body"] if st.get("op") == "tensor_tensor"]
+        self.assertEqual(len(red), 1)
+        self.assertEqual((red[0]["dst"], red[0]["in0"], red[0]["alu"]), ("acc", "acc", "max"))
+
+    def test_indirect_rows_are_timed_as_consecutive_rows(self):
+        source = """
+            @nki.jit
+            def gather(table, idx):
+                out = nl.ndarray((128, 64), dtype=table.dtype, buffer=nl.shared_hbm)
+                ids = nl.load(idx)
+                i_p = nl.arange(128)[:, None]
+                i_f = nl.arange(64)[None, :]
+                rows = nl.load(table[ids[i_p, 0], i_f])
+                nl.store(out, value=rows)
+                return out
+        """
+        doc, _ = self.trace(source, "gather", {"table": ("float32", [1000, 64]),
+                                               "idx": ("int32", [128, 1])})
+        loads = [st for st in instructions(doc["program"]) if st["op"] == "dma_copy"]
+        self.assertEqual(loads[1]["src"], "table[0:128]")
+
+
 class NewApi(TraceCase):
     def test_matmul_tutorial_basic(self):
         source = """
