@@ -271,10 +271,14 @@ class ProgramParser {
 
  private:
   [[noreturn]] void fail(const std::string& pointer, const std::string& message) const {
-    throw InputError(program_.file + ": " + (pointer.empty() ? "/" : pointer), message);
+    throw InputError(where(pointer), message);
   }
+  /// "FILE: POINTER"; inside a statement with a `source`, "SOURCE: POINTER".
   std::string where(const std::string& pointer) const {
-    return program_.file + ": " + (pointer.empty() ? "/" : pointer);
+    const std::string& cited = current_source_line_ == kNoSourceLine
+                                   ? program_.file
+                                   : program_.source_lines[current_source_line_];
+    return cited + ": " + (pointer.empty() ? "/" : pointer);
   }
 
   void check_keys(const Json& object, const std::string& pointer,
@@ -564,6 +568,7 @@ class ProgramParser {
     return indices;
   }
 
+  /// A new statement, cited by the `source` of the statement being parsed.
   std::uint32_t new_statement(Statement::Kind kind, const std::string& pointer, std::uint8_t depth,
                               std::uint32_t enclosing) {
     Statement statement;
@@ -571,6 +576,7 @@ class ProgramParser {
     statement.pointer = pointer;
     statement.depth = depth;
     statement.enclosing = enclosing;
+    statement.source_line = current_source_line_;
     program_.statements.push_back(std::move(statement));
     return static_cast<std::uint32_t>(program_.statements.size() - 1);
   }
@@ -583,6 +589,43 @@ class ProgramParser {
            "...}), found " +
                json_type_name(json));
     }
+    // Messages about this statement (not its body's statements) cite its source.
+    const std::uint32_t enclosing_source_line = current_source_line_;
+    current_source_line_ = parse_source_line(json, pointer);
+    const std::uint32_t index = parse_statement_kind(json, pointer, depth, enclosing, scope);
+    current_source_line_ = enclosing_source_line;
+    return index;
+  }
+
+  /// The statement's optional "source": "FILE:LINE" (LINE a positive integer), interned in
+  /// Program::source_lines; kNoSourceLine when absent.
+  std::uint32_t parse_source_line(const Json& json, const std::string& pointer) {
+    if (!json.contains("source")) return kNoSourceLine;
+    const Json& value = json["source"];
+    const std::string text = value.is_string() ? value.get<std::string>() : "";
+    const std::size_t colon = text.rfind(':');
+    std::uint64_t line = 0;
+    bool valid = colon != std::string::npos && colon > 0 && colon + 1 < text.size();
+    for (std::size_t i = colon + 1; valid && i < text.size(); ++i) {
+      const char c = text[i];
+      valid = std::isdigit(static_cast<unsigned char>(c)) && line < (1ull << 40);
+      line = line * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    if (!valid || line == 0) {
+      throw InputError(program_.file + ": " + pointer + "/source",
+                       "expected \"FILE:LINE\" with a positive line number after the last ':' "
+                       "(e.g. \"kernel.py:42\"), found " +
+                           json_type_name(value));
+    }
+    const auto [it, inserted] =
+        source_line_ids_.emplace(text, static_cast<std::uint32_t>(program_.source_lines.size()));
+    if (inserted) program_.source_lines.push_back(text);
+    return it->second;
+  }
+
+  std::uint32_t parse_statement_kind(const Json& json, const std::string& pointer,
+                                     std::uint8_t depth, std::uint32_t enclosing,
+                                     const Scope& scope) {
     if (json.contains("op")) return parse_instruction(json, pointer, depth, enclosing, scope);
     if (json.contains("for")) return parse_loop(json, pointer, depth, enclosing, scope);
     if (json.contains("if")) return parse_if(json, pointer, depth, enclosing, scope);
@@ -596,7 +639,7 @@ class ProgramParser {
 
   std::uint32_t parse_loop(const Json& json, const std::string& pointer, std::uint8_t depth,
                            std::uint32_t enclosing, const Scope& scope) {
-    check_keys(json, pointer, {"for", "range", "body"}, "a loop");
+    check_keys(json, pointer, {"for", "range", "body", "source"}, "a loop");
     const std::uint32_t index = new_statement(Statement::Kind::kLoop, pointer, depth, enclosing);
     const Json& var = json["for"];
     if (!var.is_string())
@@ -661,7 +704,7 @@ class ProgramParser {
 
   std::uint32_t parse_if(const Json& json, const std::string& pointer, std::uint8_t depth,
                          std::uint32_t enclosing, const Scope& scope) {
-    check_keys(json, pointer, {"if", "then", "else"}, "a condition");
+    check_keys(json, pointer, {"if", "then", "else", "source"}, "a condition");
     const std::uint32_t index = new_statement(Statement::Kind::kIf, pointer, depth, enclosing);
     program_.statements[index].condition =
         compile_bool_at(json["if"], scope, program_.location(index, "/if"));
@@ -702,7 +745,7 @@ class ProgramParser {
       program_.statements[index].name = json["name"].get<std::string>();
     }
     const OpSpec& op_spec = op_specs()[static_cast<std::size_t>(*opcode)];
-    std::vector<std::string> allowed{"op", "engine", "name"};
+    std::vector<std::string> allowed{"op", "engine", "name", "source"};
     for (const auto& attr : op_spec.attrs) allowed.emplace_back(attr.key);
     check_keys(json, pointer, allowed, "op '" + op_text + "'");
 
@@ -1111,6 +1154,9 @@ class ProgramParser {
   const ParseOptions& options_;
   Program program_;
   Scope global_scope_;
+  std::map<std::string, std::uint32_t> source_line_ids_;  ///< Program::source_lines by text
+  /// `source` of the statement being parsed (kNoSourceLine outside statements or without one).
+  std::uint32_t current_source_line_ = kNoSourceLine;
 };
 
 }  // namespace
@@ -1201,8 +1247,9 @@ std::vector<std::string> Program::loop_names(std::uint32_t statement) const {
 }
 
 std::string Program::location(std::uint32_t statement, const std::string& suffix) const {
-  return file + ": " + statement_head(*this, statement) + " " + statements[statement].pointer +
-         suffix;
+  const std::string_view cited = source_line(statement);
+  return (cited.empty() ? file : std::string(cited)) + ": " + statement_head(*this, statement) +
+         " " + statements[statement].pointer + suffix;
 }
 
 std::string Program::location(const SourceRef& source) const {

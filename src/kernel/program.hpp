@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernel/expr.hpp"
@@ -106,11 +107,15 @@ struct InstructionSpec {
   bool uses_per_core = false;  ///< some attribute or operand depends on pid/chip/local_core
 };
 
+inline constexpr std::uint32_t kNoSourceLine = 0xFFFFFFFFu;
+
 struct Statement {
   enum class Kind : std::uint8_t { kInstruction, kLoop, kIf };
   Kind kind = Kind::kInstruction;
-  std::string pointer;          ///< JSON pointer, e.g. "/program/0/body/2"
-  std::string name;             ///< instruction "name" attribute ("" when absent)
+  std::string pointer;  ///< JSON pointer, e.g. "/program/0/body/2"
+  std::string name;     ///< instruction "name" attribute ("" when absent)
+  /// `source` attribute: index into Program::source_lines, or kNoSourceLine when absent.
+  std::uint32_t source_line = kNoSourceLine;
   std::uint8_t depth = 0;       ///< number of enclosing loops
   std::uint32_t enclosing = 0;  ///< innermost enclosing loop statement (valid when depth > 0)
 
@@ -149,6 +154,8 @@ struct Program {
   std::vector<InstructionSpec> instructions;
   std::vector<std::uint32_t> program;  ///< top-level statement indices
   std::uint32_t max_depth = 0;         ///< deepest loop nesting
+  /// The distinct `source` strings ("kernel.py:42") of statements, in order of first use.
+  std::vector<std::string> source_lines;
 
   std::uint32_t param_slot(std::size_t param) const {
     return kBuiltinSlotCount + static_cast<std::uint32_t>(param);
@@ -167,9 +174,18 @@ struct Program {
   std::optional<std::uint32_t> find_tensor(std::string_view tensor_name) const;
   /// Trace label: the `name` attribute, or "<op> <pointer>" (spec section 6).
   std::string label(std::uint32_t statement) const;
+  /// True when some statement carries a `source`.
+  bool has_source_lines() const { return !source_lines.empty(); }
+  /// The statement's `source` ("kernel.py:42"), or "" when it has none.
+  std::string_view source_line(std::uint32_t statement) const {
+    const std::uint32_t index = statements[statement].source_line;
+    return index == kNoSourceLine ? std::string_view{} : std::string_view{source_lines[index]};
+  }
   /// Names of the loops enclosing `statement`, outermost first.
   std::vector<std::string> loop_names(std::uint32_t statement) const;
-  /// Error location of a dynamic instance: "FILE: POINTER OP ['NAME'] (t=3, k=1)".
+  /// Error location of a dynamic instance: "FILE: HEAD POINTER (t=3, k=1)", where HEAD is the
+  /// `name` attribute or the op ("for VAR" for loops, "if" for conditions). A statement with a
+  /// `source` is cited by it instead of FILE: "kernel.py:42: HEAD POINTER (t=3, k=1)".
   std::string location(const SourceRef& source) const;
   /// Location of a statement (no loop values), or of one attribute under it when `suffix`
   /// (e.g. "/dst") is given.
