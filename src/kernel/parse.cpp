@@ -82,6 +82,17 @@ std::vector<std::string> split_top_level(std::string_view text, char separator) 
   return parts;
 }
 
+// True when parentheses and brackets pair up: the depth never drops below 0 and ends at 0.
+bool balanced(std::string_view text) {
+  int depth = 0;
+  for (char c : text) {
+    if (c == '(' || c == '[') ++depth;
+    if (c == ')' || c == ']') --depth;
+    if (depth < 0) return false;
+  }
+  return depth == 0;
+}
+
 // ---- per-op attribute tables -----------------------------------------------------------------
 
 enum class AttrKind : std::uint8_t {
@@ -844,8 +855,9 @@ class ProgramParser {
                            "expected an access pattern string such as \"t[0:128, :]\", found " +
                                json_type_name(value));
         }
-        spec.operands[static_cast<std::size_t>(attr.slot)] =
-            parse_operand(value.get<std::string>(), key, statement, scope);
+        OperandExpr& operand = spec.operands[static_cast<std::size_t>(attr.slot)];
+        operand = parse_operand(value.get<std::string>(), key, statement, scope);
+        operand.written = attr.slot == Slot::kDst || attr.slot == Slot::kReduceDst;
         return;
       }
       case AttrKind::kOperandOrNumber: {
@@ -978,8 +990,8 @@ class ProgramParser {
     return spec.operand0;  // operand0, initial, max, on_true
   }
 
-  // A string is an operand when it starts with a declared tensor's name followed by '[' or
-  // the end of the string.
+  // A string is an operand when it starts with a declared tensor's name followed by '[', '.'
+  // (an explicit pattern NAME.ap(...)) or the end of the string.
   bool looks_like_operand(const std::string& text) const {
     const std::string t = trim(text);
     std::size_t end = 0;
@@ -989,7 +1001,7 @@ class ProgramParser {
     if (end == 0) return false;
     if (!program_.find_tensor(t.substr(0, end))) return false;
     const std::string rest = trim(t.substr(end));
-    return rest.empty() || rest[0] == '[';
+    return rest.empty() || rest[0] == '[' || rest[0] == '.';
   }
 
   void parse_number(ScalarSpec& scalar, const Json& value, const std::string& location,
@@ -1028,7 +1040,7 @@ class ProgramParser {
   }
 
   OperandExpr parse_operand(const std::string& raw_text, const std::string& key,
-                            std::uint32_t statement, const Scope& scope) const {
+                            std::uint32_t statement, const Scope& scope) {
     const std::string suffix = "/" + key;
     const std::string location = program_.location(statement, suffix);
     OperandExpr operand;
@@ -1055,6 +1067,10 @@ class ProgramParser {
     const std::size_t rank = tensor.shape.size();
     std::vector<std::string> parts;
     const std::string rest = trim(text.substr(end));
+    if (!rest.empty() && rest.front() == '.') {
+      parse_explicit_pattern(operand, tensor, rest, location, scope);
+      return operand;
+    }
     if (!rest.empty()) {
       if (rest.front() != '[' || rest.back() != ']') {
         throw InputError(
@@ -1149,6 +1165,85 @@ class ProgramParser {
       operand.indices.push_back(std::move(index));
     }
     return operand;
+  }
+
+  // `rest` is what follows the tensor name: ".ap(ARGS)" with ARGS
+  // "[PSTART:PSTOP,] OFFSET, [STRIDE, COUNT], ..." (the partition range for sbuf/psum only).
+  void parse_explicit_pattern(OperandExpr& operand, const TensorDecl& tensor,
+                              const std::string& rest, const std::string& location,
+                              const Scope& scope) {
+    const bool on_chip = tensor.memory != MemoryKind::kHbm;
+    const std::string memory(memory_kind_name(tensor.memory));
+    const std::string form =
+        tensor.name + (on_chip ? ".ap(PSTART:PSTOP, OFFSET, [STRIDE, COUNT], ...)"
+                               : ".ap(OFFSET, [STRIDE, COUNT], ...)");
+    const auto fail_operand = [&](const std::string& why) {
+      throw InputError(location, "operand '" + operand.text + "': " + why);
+    };
+    std::string call = trim(std::string_view(rest).substr(1));
+    if (!call.starts_with("ap")) fail_operand("expected " + form);
+    call = trim(std::string_view(call).substr(2));
+    if (call.size() < 2 || call.front() != '(' || call.back() != ')' || !balanced(call)) {
+      fail_operand("expected " + form);
+    }
+    std::vector<std::string> args = split_top_level(call.substr(1, call.size() - 2), ',');
+    for (std::string& arg : args) arg = trim(arg);
+    const auto compile = [&](const std::string& text) {
+      Expr expr = Expr::compile(text, scope, location);
+      operand.uses_loops = operand.uses_loops || uses_loops(expr);
+      operand.uses_per_core = operand.uses_per_core || uses_per_core(expr);
+      return expr;
+    };
+    ExplicitPatternExpr pattern;
+    std::size_t next = 0;
+    const std::vector<std::string> range = split_top_level(args[0], ':');
+    if (on_chip) {
+      if (range.size() == 1) {
+        fail_operand(memory + " tensor '" + tensor.name + "' needs its partition range first: " +
+                     form + ", e.g. '" + tensor.name + ".ap(0:128, 0, [1, 512])'");
+      }
+      if (range.size() != 2 || trim(range[0]).empty() || trim(range[1]).empty()) {
+        fail_operand("the partition range '" + args[0] + "' must be PSTART:PSTOP (step 1)");
+      }
+      pattern.partition_start = compile(trim(range[0]));
+      pattern.partition_stop = compile(trim(range[1]));
+      next = 1;
+    } else if (range.size() > 1) {
+      fail_operand("hbm tensor '" + tensor.name + "' has no partition range: " + form);
+    }
+    if (next >= args.size() || args[next].empty() || args[next].front() == '[') {
+      fail_operand("OFFSET is missing: " + form);
+    }
+    pattern.offset = compile(args[next++]);
+    for (; next < args.size(); ++next) {
+      const std::string& arg = args[next];
+      const std::vector<std::string> pair =
+          arg.size() >= 2 && arg.front() == '[' && arg.back() == ']'
+              ? split_top_level(std::string_view(arg).substr(1, arg.size() - 2), ',')
+              : std::vector<std::string>{};
+      if (pair.size() != 2 || trim(pair[0]).empty() || trim(pair[1]).empty()) {
+        fail_operand("expected [STRIDE, COUNT], found '" + arg + "'");
+      }
+      PatternPairExpr& added = pattern.pairs.emplace_back(
+          PatternPairExpr{compile(trim(pair[0])), compile(trim(pair[1]))});
+      if (added.stride.is_constant() && added.stride.constant_value() < 0) {
+        fail_operand("stride '" + trim(pair[0]) + "' is negative; strides are at least 0");
+      }
+      if (added.count.is_constant() && added.count.constant_value() < 1) {
+        fail_operand("count '" + trim(pair[1]) + "' is below 1");
+      }
+    }
+    const std::size_t pairs = pattern.pairs.size();
+    if (on_chip && pairs > kMaxFreeDims) {
+      fail_operand(memory + " patterns have at most " + std::to_string(kMaxFreeDims) +
+                   " [STRIDE, COUNT] pairs (free dimensions), found " + std::to_string(pairs));
+    }
+    if (!on_chip && (pairs < 1 || pairs > kMaxPatternDims)) {
+      fail_operand("hbm patterns have 1 to " + std::to_string(kMaxPatternDims) +
+                   " [STRIDE, COUNT] pairs, found " + std::to_string(pairs));
+    }
+    operand.explicit_pattern = static_cast<std::uint32_t>(program_.explicit_patterns.size());
+    program_.explicit_patterns.push_back(std::move(pattern));
   }
 
   const ParseOptions& options_;
