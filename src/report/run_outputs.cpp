@@ -42,16 +42,10 @@ core::InstructionObserver RunOutputs::instruction_observer() {
   ProfileWriter* profile = profile_.get();
   SourceLineProfile* lines = source_lines_.get();
   if (trace == nullptr && profile == nullptr && lines == nullptr) return {};
-  if (lines == nullptr) {
-    return [trace, profile](const core::InstructionTiming& timing) {
-      if (trace != nullptr) trace->instruction(timing);
-      if (profile != nullptr) profile->instruction(timing);
-    };
-  }
   return [trace, profile, lines](const core::InstructionTiming& timing) {
     if (trace != nullptr) trace->instruction(timing);
     if (profile != nullptr) profile->instruction(timing);
-    lines->instruction(timing);
+    if (lines != nullptr) lines->instruction(timing);
   };
 }
 
@@ -68,8 +62,8 @@ core::DmaObserver RunOutputs::dma_observer() {
 }
 
 void RunOutputs::add_source_lines(nlohmann::json& statistics, double kernel_ns) const {
-  if (report_source_lines_)
-    statistics["source_lines"] = source_lines_json(source_lines_->rows(kernel_ns));
+  if (!report_source_lines_) return;
+  statistics["source_lines"] = source_lines_json(source_lines_->rows(kernel_ns));
 }
 
 void RunOutputs::finish(const nlohmann::json& statistics, double kernel_ns) {
