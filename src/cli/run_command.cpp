@@ -41,6 +41,9 @@ void register_run_command(CLI::App& app, CommandContext& context) {
                   "Write one CSV row per instruction (columns: docs/outputs.md)");
   run->add_option("--dma-profile", options->outputs.dma_profile_path,
                   "Write one CSV row per DMA transfer and packet (columns: docs/outputs.md)");
+  run->add_option("--profile-lines", options->outputs.source_lines_path,
+                  "Write one CSV row per kernel source line: instructions, busy and wait time "
+                  "(columns: docs/outputs.md)");
   run->add_option("--stats", options->outputs.stats_path,
                   "Write the statistics with provenance (resolved config, kernel hash) as JSON");
   // [outputs] end
@@ -80,6 +83,7 @@ void register_run_command(CLI::App& app, CommandContext& context) {
     if (!collectives->operations.empty()) {
       stats["collectives"] = collective::statistics(*collectives);
     }
+    outputs.add_source_lines(stats, result.kernel_ns);
     outputs.finish(stats, result.kernel_ns);
     // [outputs] end
     if (options->json) {

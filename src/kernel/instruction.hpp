@@ -260,8 +260,10 @@ struct AccessPattern {
   std::uint32_t partition_start = 0;  ///< first partition (on-chip); 0 for HBM
   std::uint32_t partitions = 1;       ///< partition count (on-chip); 1 for HBM
   std::uint64_t offset = 0;  ///< bytes: offset inside each partition (on-chip) or HBM address
-  std::array<std::uint32_t, kMaxPatternDims> sizes{};   ///< elements per dimension, outer first
-  std::array<std::int64_t, kMaxPatternDims> strides{};  ///< elements between neighbours per dim
+  std::array<std::uint32_t, kMaxPatternDims> sizes{};  ///< elements per dimension, outer first
+  /// Elements between neighbours per dim; 0 re-reads the same elements (an explicit-pattern
+  /// broadcast, never written).
+  std::array<std::int64_t, kMaxPatternDims> strides{};
 
   bool used() const { return tensor != kNoTensor; }
   bool on_chip() const { return memory != MemoryKind::kHbm; }
@@ -285,7 +287,8 @@ struct AccessPattern {
   /// Logical shape (on-chip: partitions inserted at partition_axis); returns the rank.
   std::uint8_t logical_shape(std::array<std::uint64_t, kMaxPatternDims + 1>& shape) const;
   /// Bytes touched, as a Region: exact when the pattern is one run or runs at a constant
-  /// positive stride, otherwise its bounding box (conservative, region.hpp).
+  /// positive stride, otherwise (stride 0, strides out of order) its bounding box
+  /// (conservative, region.hpp).
   Region region() const;
 
   bool operator==(const AccessPattern&) const = default;

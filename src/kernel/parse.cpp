@@ -82,6 +82,17 @@ std::vector<std::string> split_top_level(std::string_view text, char separator) 
   return parts;
 }
 
+// True when parentheses and brackets pair up: the depth never drops below 0 and ends at 0.
+bool balanced(std::string_view text) {
+  int depth = 0;
+  for (char c : text) {
+    if (c == '(' || c == '[') ++depth;
+    if (c == ')' || c == ']') --depth;
+    if (depth < 0) return false;
+  }
+  return depth == 0;
+}
+
 // ---- per-op attribute tables -----------------------------------------------------------------
 
 enum class AttrKind : std::uint8_t {
@@ -271,10 +282,14 @@ class ProgramParser {
 
  private:
   [[noreturn]] void fail(const std::string& pointer, const std::string& message) const {
-    throw InputError(program_.file + ": " + (pointer.empty() ? "/" : pointer), message);
+    throw InputError(where(pointer), message);
   }
+  /// "FILE: POINTER"; inside a statement with a `source`, "SOURCE: POINTER".
   std::string where(const std::string& pointer) const {
-    return program_.file + ": " + (pointer.empty() ? "/" : pointer);
+    const std::string& cited = current_source_line_ == kNoSourceLine
+                                   ? program_.file
+                                   : program_.source_lines[current_source_line_];
+    return cited + ": " + (pointer.empty() ? "/" : pointer);
   }
 
   void check_keys(const Json& object, const std::string& pointer,
@@ -564,6 +579,7 @@ class ProgramParser {
     return indices;
   }
 
+  /// A new statement, cited by the `source` of the statement being parsed.
   std::uint32_t new_statement(Statement::Kind kind, const std::string& pointer, std::uint8_t depth,
                               std::uint32_t enclosing) {
     Statement statement;
@@ -571,6 +587,7 @@ class ProgramParser {
     statement.pointer = pointer;
     statement.depth = depth;
     statement.enclosing = enclosing;
+    statement.source_line = current_source_line_;
     program_.statements.push_back(std::move(statement));
     return static_cast<std::uint32_t>(program_.statements.size() - 1);
   }
@@ -583,6 +600,43 @@ class ProgramParser {
            "...}), found " +
                json_type_name(json));
     }
+    // Messages about this statement (not its body's statements) cite its source.
+    const std::uint32_t enclosing_source_line = current_source_line_;
+    current_source_line_ = parse_source_line(json, pointer);
+    const std::uint32_t index = parse_statement_kind(json, pointer, depth, enclosing, scope);
+    current_source_line_ = enclosing_source_line;
+    return index;
+  }
+
+  /// The statement's optional "source": "FILE:LINE" (LINE a positive integer), interned in
+  /// Program::source_lines; kNoSourceLine when absent.
+  std::uint32_t parse_source_line(const Json& json, const std::string& pointer) {
+    if (!json.contains("source")) return kNoSourceLine;
+    const Json& value = json["source"];
+    const std::string text = value.is_string() ? value.get<std::string>() : "";
+    const std::size_t colon = text.rfind(':');
+    std::uint64_t line = 0;
+    bool valid = colon != std::string::npos && colon > 0 && colon + 1 < text.size();
+    for (std::size_t i = colon + 1; valid && i < text.size(); ++i) {
+      const char c = text[i];
+      valid = std::isdigit(static_cast<unsigned char>(c)) && line < (1ull << 40);
+      line = line * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    if (!valid || line == 0) {
+      throw InputError(program_.file + ": " + pointer + "/source",
+                       "expected \"FILE:LINE\" with a positive line number after the last ':' "
+                       "(e.g. \"kernel.py:42\"), found " +
+                           json_type_name(value));
+    }
+    const auto [it, inserted] =
+        source_line_ids_.emplace(text, static_cast<std::uint32_t>(program_.source_lines.size()));
+    if (inserted) program_.source_lines.push_back(text);
+    return it->second;
+  }
+
+  std::uint32_t parse_statement_kind(const Json& json, const std::string& pointer,
+                                     std::uint8_t depth, std::uint32_t enclosing,
+                                     const Scope& scope) {
     if (json.contains("op")) return parse_instruction(json, pointer, depth, enclosing, scope);
     if (json.contains("for")) return parse_loop(json, pointer, depth, enclosing, scope);
     if (json.contains("if")) return parse_if(json, pointer, depth, enclosing, scope);
@@ -596,7 +650,7 @@ class ProgramParser {
 
   std::uint32_t parse_loop(const Json& json, const std::string& pointer, std::uint8_t depth,
                            std::uint32_t enclosing, const Scope& scope) {
-    check_keys(json, pointer, {"for", "range", "body"}, "a loop");
+    check_keys(json, pointer, {"for", "range", "body", "source"}, "a loop");
     const std::uint32_t index = new_statement(Statement::Kind::kLoop, pointer, depth, enclosing);
     const Json& var = json["for"];
     if (!var.is_string())
@@ -661,7 +715,7 @@ class ProgramParser {
 
   std::uint32_t parse_if(const Json& json, const std::string& pointer, std::uint8_t depth,
                          std::uint32_t enclosing, const Scope& scope) {
-    check_keys(json, pointer, {"if", "then", "else"}, "a condition");
+    check_keys(json, pointer, {"if", "then", "else", "source"}, "a condition");
     const std::uint32_t index = new_statement(Statement::Kind::kIf, pointer, depth, enclosing);
     program_.statements[index].condition =
         compile_bool_at(json["if"], scope, program_.location(index, "/if"));
@@ -702,7 +756,7 @@ class ProgramParser {
       program_.statements[index].name = json["name"].get<std::string>();
     }
     const OpSpec& op_spec = op_specs()[static_cast<std::size_t>(*opcode)];
-    std::vector<std::string> allowed{"op", "engine", "name"};
+    std::vector<std::string> allowed{"op", "engine", "name", "source"};
     for (const auto& attr : op_spec.attrs) allowed.emplace_back(attr.key);
     check_keys(json, pointer, allowed, "op '" + op_text + "'");
 
@@ -801,8 +855,9 @@ class ProgramParser {
                            "expected an access pattern string such as \"t[0:128, :]\", found " +
                                json_type_name(value));
         }
-        spec.operands[static_cast<std::size_t>(attr.slot)] =
-            parse_operand(value.get<std::string>(), key, statement, scope);
+        OperandExpr& operand = spec.operands[static_cast<std::size_t>(attr.slot)];
+        operand = parse_operand(value.get<std::string>(), key, statement, scope);
+        operand.written = attr.slot == Slot::kDst || attr.slot == Slot::kReduceDst;
         return;
       }
       case AttrKind::kOperandOrNumber: {
@@ -935,8 +990,8 @@ class ProgramParser {
     return spec.operand0;  // operand0, initial, max, on_true
   }
 
-  // A string is an operand when it starts with a declared tensor's name followed by '[' or
-  // the end of the string.
+  // A string is an operand when it starts with a declared tensor's name followed by '[', '.'
+  // (an explicit pattern NAME.ap(...)) or the end of the string.
   bool looks_like_operand(const std::string& text) const {
     const std::string t = trim(text);
     std::size_t end = 0;
@@ -946,7 +1001,7 @@ class ProgramParser {
     if (end == 0) return false;
     if (!program_.find_tensor(t.substr(0, end))) return false;
     const std::string rest = trim(t.substr(end));
-    return rest.empty() || rest[0] == '[';
+    return rest.empty() || rest[0] == '[' || rest[0] == '.';
   }
 
   void parse_number(ScalarSpec& scalar, const Json& value, const std::string& location,
@@ -985,7 +1040,7 @@ class ProgramParser {
   }
 
   OperandExpr parse_operand(const std::string& raw_text, const std::string& key,
-                            std::uint32_t statement, const Scope& scope) const {
+                            std::uint32_t statement, const Scope& scope) {
     const std::string suffix = "/" + key;
     const std::string location = program_.location(statement, suffix);
     OperandExpr operand;
@@ -1012,6 +1067,10 @@ class ProgramParser {
     const std::size_t rank = tensor.shape.size();
     std::vector<std::string> parts;
     const std::string rest = trim(text.substr(end));
+    if (!rest.empty() && rest.front() == '.') {
+      parse_explicit_pattern(operand, tensor, rest, location, scope);
+      return operand;
+    }
     if (!rest.empty()) {
       if (rest.front() != '[' || rest.back() != ']') {
         throw InputError(
@@ -1108,9 +1167,91 @@ class ProgramParser {
     return operand;
   }
 
+  // `rest` is what follows the tensor name: ".ap(ARGS)" with ARGS
+  // "[PSTART:PSTOP,] OFFSET, [STRIDE, COUNT], ..." (the partition range for sbuf/psum only).
+  void parse_explicit_pattern(OperandExpr& operand, const TensorDecl& tensor,
+                              const std::string& rest, const std::string& location,
+                              const Scope& scope) {
+    const bool on_chip = tensor.memory != MemoryKind::kHbm;
+    const std::string memory(memory_kind_name(tensor.memory));
+    const std::string form =
+        tensor.name + (on_chip ? ".ap(PSTART:PSTOP, OFFSET, [STRIDE, COUNT], ...)"
+                               : ".ap(OFFSET, [STRIDE, COUNT], ...)");
+    const auto fail_operand = [&](const std::string& why) {
+      throw InputError(location, "operand '" + operand.text + "': " + why);
+    };
+    std::string call = trim(std::string_view(rest).substr(1));
+    if (!call.starts_with("ap")) fail_operand("expected " + form);
+    call = trim(std::string_view(call).substr(2));
+    if (call.size() < 2 || call.front() != '(' || call.back() != ')' || !balanced(call)) {
+      fail_operand("expected " + form);
+    }
+    std::vector<std::string> args = split_top_level(call.substr(1, call.size() - 2), ',');
+    for (std::string& arg : args) arg = trim(arg);
+    const auto compile = [&](const std::string& text) {
+      Expr expr = Expr::compile(text, scope, location);
+      operand.uses_loops = operand.uses_loops || uses_loops(expr);
+      operand.uses_per_core = operand.uses_per_core || uses_per_core(expr);
+      return expr;
+    };
+    ExplicitPatternExpr pattern;
+    std::size_t next = 0;
+    const std::vector<std::string> range = split_top_level(args[0], ':');
+    if (on_chip) {
+      if (range.size() == 1) {
+        fail_operand(memory + " tensor '" + tensor.name + "' needs its partition range first: " +
+                     form + ", e.g. '" + tensor.name + ".ap(0:128, 0, [1, 512])'");
+      }
+      if (range.size() != 2 || trim(range[0]).empty() || trim(range[1]).empty()) {
+        fail_operand("the partition range '" + args[0] + "' must be PSTART:PSTOP (step 1)");
+      }
+      pattern.partition_start = compile(trim(range[0]));
+      pattern.partition_stop = compile(trim(range[1]));
+      next = 1;
+    } else if (range.size() > 1) {
+      fail_operand("hbm tensor '" + tensor.name + "' has no partition range: " + form);
+    }
+    if (next >= args.size() || args[next].empty() || args[next].front() == '[') {
+      fail_operand("OFFSET is missing: " + form);
+    }
+    pattern.offset = compile(args[next++]);
+    for (; next < args.size(); ++next) {
+      const std::string& arg = args[next];
+      const std::vector<std::string> pair =
+          arg.size() >= 2 && arg.front() == '[' && arg.back() == ']'
+              ? split_top_level(std::string_view(arg).substr(1, arg.size() - 2), ',')
+              : std::vector<std::string>{};
+      if (pair.size() != 2 || trim(pair[0]).empty() || trim(pair[1]).empty()) {
+        fail_operand("expected [STRIDE, COUNT], found '" + arg + "'");
+      }
+      PatternPairExpr& added = pattern.pairs.emplace_back(
+          PatternPairExpr{compile(trim(pair[0])), compile(trim(pair[1]))});
+      if (added.stride.is_constant() && added.stride.constant_value() < 0) {
+        fail_operand("stride '" + trim(pair[0]) + "' is negative; strides are at least 0");
+      }
+      if (added.count.is_constant() && added.count.constant_value() < 1) {
+        fail_operand("count '" + trim(pair[1]) + "' is below 1");
+      }
+    }
+    const std::size_t pairs = pattern.pairs.size();
+    if (on_chip && pairs > kMaxFreeDims) {
+      fail_operand(memory + " patterns have at most " + std::to_string(kMaxFreeDims) +
+                   " [STRIDE, COUNT] pairs (free dimensions), found " + std::to_string(pairs));
+    }
+    if (!on_chip && (pairs < 1 || pairs > kMaxPatternDims)) {
+      fail_operand("hbm patterns have 1 to " + std::to_string(kMaxPatternDims) +
+                   " [STRIDE, COUNT] pairs, found " + std::to_string(pairs));
+    }
+    operand.explicit_pattern = static_cast<std::uint32_t>(program_.explicit_patterns.size());
+    program_.explicit_patterns.push_back(std::move(pattern));
+  }
+
   const ParseOptions& options_;
   Program program_;
   Scope global_scope_;
+  std::map<std::string, std::uint32_t> source_line_ids_;  ///< Program::source_lines by text
+  /// `source` of the statement being parsed (kNoSourceLine outside statements or without one).
+  std::uint32_t current_source_line_ = kNoSourceLine;
 };
 
 }  // namespace
@@ -1201,8 +1342,9 @@ std::vector<std::string> Program::loop_names(std::uint32_t statement) const {
 }
 
 std::string Program::location(std::uint32_t statement, const std::string& suffix) const {
-  return file + ": " + statement_head(*this, statement) + " " + statements[statement].pointer +
-         suffix;
+  const std::string_view cited = source_line(statement);
+  return (cited.empty() ? file : std::string(cited)) + ": " + statement_head(*this, statement) +
+         " " + statements[statement].pointer + suffix;
 }
 
 std::string Program::location(const SourceRef& source) const {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernel/expr.hpp"
@@ -42,17 +43,44 @@ struct IndexExpr {
   Expr step;
 };
 
-/// A compiled operand string such as "A[k*128:(k+1)*128, m]". `indices` has exactly one entry
-/// per dimension of the tensor (omitted trailing dimensions and '...' are expanded to ':').
+/// One dimension of an explicit access pattern: COUNT elements, STRIDE elements apart.
+struct PatternPairExpr {
+  Expr stride;  ///< elements of the tensor's dtype; >= 0 (0 = broadcast)
+  Expr count;   ///< >= 1
+};
+
+/// An explicit access pattern "NAME.ap(...)" (docs/kernel-format.md section 5):
+/// HBM `NAME.ap(OFFSET, [STRIDE, COUNT], ...)` with 1-5 pairs, on-chip
+/// `NAME.ap(PSTART:PSTOP, OFFSET, [STRIDE, COUNT], ...)` with 0-4 pairs. OFFSET and strides are in
+/// elements: into the tensor's row-major elements (HBM) or into one partition's elements as the
+/// tensor lays them out (buffer dimensions, then free dimensions, row-major). The partition range
+/// counts partitions of the tensor (0 = its first partition).
+struct ExplicitPatternExpr {
+  Expr partition_start;  ///< on-chip: PSTART
+  Expr partition_stop;   ///< on-chip: PSTOP (exclusive)
+  Expr offset;
+  std::vector<PatternPairExpr> pairs;  ///< outermost first
+};
+
+inline constexpr std::uint32_t kNoExplicitPattern = 0xFFFFFFFFu;
+
+/// A compiled operand string: NumPy slices such as "A[k*128:(k+1)*128, m]", where `indices` has
+/// exactly one entry per dimension of the tensor (omitted trailing dimensions and '...' are
+/// expanded to ':'), or an explicit pattern "A.ap(...)" (`explicit_pattern` indexes
+/// Program::explicit_patterns, `indices` is empty). Patterns live out of line to keep
+/// InstructionSpec compact: the stream reads specs once per dynamic instruction.
 struct OperandExpr {
   std::uint32_t tensor = kNoTensor;  ///< index into Program::tensors; kNoTensor = absent
   std::string key;                   ///< attribute name ("dst", "moving", ...)
   std::string text;                  ///< source text
   std::string pointer;               ///< JSON pointer of the attribute
   std::vector<IndexExpr> indices;
+  std::uint32_t explicit_pattern = kNoExplicitPattern;
+  bool written = false;        ///< the instruction writes this operand (dst, reduce_dst)
   bool uses_loops = false;     ///< some index uses a loop variable
   bool uses_per_core = false;  ///< some index uses pid/chip/local_core (directly or via a param)
   bool present() const { return tensor != kNoTensor; }
+  bool is_explicit() const { return explicit_pattern != kNoExplicitPattern; }
 };
 
 /// A number-or-tensor attribute: absent, a number (JSON number, "inf"/"-inf"/"nan", or an integer
@@ -106,11 +134,15 @@ struct InstructionSpec {
   bool uses_per_core = false;  ///< some attribute or operand depends on pid/chip/local_core
 };
 
+inline constexpr std::uint32_t kNoSourceLine = 0xFFFFFFFFu;
+
 struct Statement {
   enum class Kind : std::uint8_t { kInstruction, kLoop, kIf };
   Kind kind = Kind::kInstruction;
-  std::string pointer;          ///< JSON pointer, e.g. "/program/0/body/2"
-  std::string name;             ///< instruction "name" attribute ("" when absent)
+  std::string pointer;  ///< JSON pointer, e.g. "/program/0/body/2"
+  std::string name;     ///< instruction "name" attribute ("" when absent)
+  /// `source` attribute: index into Program::source_lines, or kNoSourceLine when absent.
+  std::uint32_t source_line = kNoSourceLine;
   std::uint8_t depth = 0;       ///< number of enclosing loops
   std::uint32_t enclosing = 0;  ///< innermost enclosing loop statement (valid when depth > 0)
 
@@ -147,8 +179,11 @@ struct Program {
   std::vector<TensorDecl> tensors;  ///< declaration order
   std::vector<Statement> statements;
   std::vector<InstructionSpec> instructions;
-  std::vector<std::uint32_t> program;  ///< top-level statement indices
-  std::uint32_t max_depth = 0;         ///< deepest loop nesting
+  std::vector<ExplicitPatternExpr> explicit_patterns;  ///< by OperandExpr::explicit_pattern
+  std::vector<std::uint32_t> program;                  ///< top-level statement indices
+  std::uint32_t max_depth = 0;                         ///< deepest loop nesting
+  /// The distinct `source` strings ("kernel.py:42") of statements, in order of first use.
+  std::vector<std::string> source_lines;
 
   std::uint32_t param_slot(std::size_t param) const {
     return kBuiltinSlotCount + static_cast<std::uint32_t>(param);
@@ -167,9 +202,18 @@ struct Program {
   std::optional<std::uint32_t> find_tensor(std::string_view tensor_name) const;
   /// Trace label: the `name` attribute, or "<op> <pointer>" (spec section 6).
   std::string label(std::uint32_t statement) const;
+  /// True when some statement carries a `source`.
+  bool has_source_lines() const { return !source_lines.empty(); }
+  /// The statement's `source` ("kernel.py:42"), or "" when it has none.
+  std::string_view source_line(std::uint32_t statement) const {
+    const std::uint32_t index = statements[statement].source_line;
+    return index == kNoSourceLine ? std::string_view{} : std::string_view{source_lines[index]};
+  }
   /// Names of the loops enclosing `statement`, outermost first.
   std::vector<std::string> loop_names(std::uint32_t statement) const;
-  /// Error location of a dynamic instance: "FILE: POINTER OP ['NAME'] (t=3, k=1)".
+  /// Error location of a dynamic instance: "FILE: HEAD POINTER (t=3, k=1)", where HEAD is the
+  /// `name` attribute or the op ("for VAR" for loops, "if" for conditions). A statement with a
+  /// `source` is cited by it instead of FILE: "kernel.py:42: HEAD POINTER (t=3, k=1)".
   std::string location(const SourceRef& source) const;
   /// Location of a statement (no loop values), or of one attribute under it when `suffix`
   /// (e.g. "/dst") is given.

@@ -1,6 +1,7 @@
 #include "kernel/stream.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "kernel/validate.hpp"
 #include "util/error.hpp"
@@ -41,6 +42,16 @@ std::string operand_text(const OperandExpr& operand) {
   return "operand '" + operand.text + "'";
 }
 
+/// Elements from a pattern's first element to its last one: sum of (size - 1) * stride (strides
+/// of resolved patterns are never negative).
+std::int64_t pattern_extent(const AccessPattern& pattern) {
+  std::int64_t extent = 0;
+  for (std::uint8_t d = 0; d < pattern.rank; ++d) {
+    extent += static_cast<std::int64_t>(pattern.sizes[d] - 1) * pattern.strides[d];
+  }
+  return extent;
+}
+
 }  // namespace
 
 InstructionStream::InstructionStream(const PreparedKernel& kernel, std::uint32_t pid)
@@ -79,6 +90,16 @@ void InstructionStream::bind_expressions() {
   const std::int64_t* env = env_.data();
   const auto bind = [&](Expr& expr) { expr = expr.bind(env, known); };
   specs_ = program_.instructions;
+  explicit_patterns_ = program_.explicit_patterns;
+  for (ExplicitPatternExpr& pattern : explicit_patterns_) {
+    bind(pattern.partition_start);
+    bind(pattern.partition_stop);
+    bind(pattern.offset);
+    for (PatternPairExpr& pair : pattern.pairs) {
+      bind(pair.stride);
+      bind(pair.count);
+    }
+  }
   for (InstructionSpec& spec : specs_) {
     for (OperandExpr& operand : spec.operands) {
       for (IndexExpr& index : operand.indices) {
@@ -132,6 +153,18 @@ void InstructionStream::bind_expressions() {
           add(index.stop);
         }
         add(index.step);
+      }
+      if (operand.is_explicit()) {
+        const ExplicitPatternExpr& pattern = explicit_patterns_[operand.explicit_pattern];
+        add(pattern.partition_start);
+        add(pattern.partition_stop);
+        add(pattern.offset,
+            hbm ? SignatureRole{Kind::kHbmPatternOffset, static_cast<std::uint8_t>(slot), 0}
+                : SignatureRole{});
+        for (const PatternPairExpr& pair : pattern.pairs) {
+          add(pair.stride);
+          add(pair.count);
+        }
       }
     }
     for (const Expr* expr : {&spec.accumulate, &spec.is_transpose, &spec.reverse0, &spec.reverse1,
@@ -231,6 +264,10 @@ bool InstructionStream::next(Instruction& out) {
 
 void InstructionStream::resolve_operand(const OperandExpr& operand, AccessPattern& pattern,
                                         const SourceRef& source) const {
+  if (operand.is_explicit()) {
+    resolve_explicit_pattern(operand, pattern, source);
+    return;
+  }
   const TensorDecl& decl = program_.tensors[operand.tensor];
   const TensorLayout& layout = kernel_.layouts[operand.tensor];
   const Placement& placement = kernel_.allocation.placements[operand.tensor];
@@ -305,6 +342,88 @@ void InstructionStream::resolve_operand(const OperandExpr& operand, AccessPatter
   }
   pattern.rank = rank;
   const std::uint64_t byte_offset = static_cast<std::uint64_t>(element) * dtype_bytes(decl.dtype);
+  pattern.offset = on_chip ? placement.offset + byte_offset
+                           : kernel_.allocation.hbm_address(operand.tensor, pid_,
+                                                            kernel_.target.cores_per_chip) +
+                                 byte_offset;
+}
+
+void InstructionStream::resolve_explicit_pattern(const OperandExpr& operand, AccessPattern& pattern,
+                                                 const SourceRef& source) const {
+  const ExplicitPatternExpr& expr = explicit_patterns_[operand.explicit_pattern];
+  const TensorDecl& decl = program_.tensors[operand.tensor];
+  const TensorLayout& layout = kernel_.layouts[operand.tensor];
+  const Placement& placement = kernel_.allocation.placements[operand.tensor];
+  const bool on_chip = decl.memory != MemoryKind::kHbm;
+  const char* key = operand.key.c_str();
+  const auto fail = [&](const std::string& why) {
+    throw InputError(program_.location(source, "/" + operand.key),
+                     operand_text(operand) + ": " + why);
+  };
+  pattern.memory = decl.memory;
+  pattern.dtype = decl.dtype;
+  pattern.tensor = operand.tensor;
+  pattern.space = on_chip ? pid_ : chip_;
+  pattern.partition_axis = 0;
+  pattern.partition_start = 0;
+  pattern.partitions = 1;
+  if (on_chip) {
+    const std::int64_t start = eval(expr.partition_start, source, key);
+    const std::int64_t stop = eval(expr.partition_stop, source, key);
+    const auto partitions = static_cast<std::int64_t>(layout.partitions);
+    if (start < 0 || stop > partitions || start >= stop) {
+      fail("partition range " + std::to_string(start) + ":" + std::to_string(stop) +
+           (start >= stop && start >= 0 && stop <= partitions ? " is empty" : " is out of bounds") +
+           " for the " + std::to_string(partitions) + " partitions of tensor '" + decl.name +
+           "' (valid 0:" + std::to_string(partitions) + ")");
+    }
+    pattern.partition_start = placement.partition_start + static_cast<std::uint32_t>(start);
+    pattern.partitions = static_cast<std::uint32_t>(stop - start);
+  }
+  const std::int64_t offset = eval(expr.offset, source, key);
+  // Elements one pattern may address: the tensor's (HBM) or one partition's (on chip).
+  const auto limit = static_cast<std::int64_t>(
+      (on_chip ? layout.bytes_per_partition : layout.bytes) / dtype_bytes(decl.dtype));
+  std::int64_t last = offset;  // last element touched, if it does not overflow
+  bool overflow = false;
+  std::uint64_t elements = 1;
+  const auto rank = static_cast<std::uint8_t>(expr.pairs.size());
+  for (std::uint8_t d = 0; d < rank; ++d) {
+    const std::int64_t stride = eval(expr.pairs[d].stride, source, key);
+    const std::int64_t count = eval(expr.pairs[d].count, source, key);
+    const std::string pair_text = "pair " + std::to_string(d) + " [" + std::to_string(stride) +
+                                  ", " + std::to_string(count) + "]";
+    if (stride < 0) fail(pair_text + " has a negative stride; strides are at least 0");
+    if (count < 1) fail(pair_text + " has a count below 1");
+    if (count > static_cast<std::int64_t>(std::numeric_limits<std::uint32_t>::max())) {
+      fail(pair_text + " has a count above " +
+           std::to_string(std::numeric_limits<std::uint32_t>::max()));
+    }
+    if (__builtin_mul_overflow(elements, static_cast<std::uint64_t>(count), &elements) ||
+        elements > kMaxPatternElements) {
+      fail("the pattern touches more than " + std::to_string(kMaxPatternElements) + " elements" +
+           (on_chip ? " per partition" : ""));
+    }
+    if (operand.written && stride == 0 && count > 1) {
+      fail(pair_text + " writes the same elements " + std::to_string(count) +
+           " times; a written operand may not broadcast (stride 0)");
+    }
+    std::int64_t span = 0;
+    overflow = overflow || __builtin_mul_overflow(count - 1, stride, &span) ||
+               __builtin_add_overflow(last, span, &last);
+    pattern.sizes[d] = static_cast<std::uint32_t>(count);
+    pattern.strides[d] = stride;
+  }
+  pattern.rank = rank;
+  if (offset < 0 || overflow || last >= limit) {
+    const std::string tensor_size = "tensor '" + decl.name + "' has " + std::to_string(limit) +
+                                    " elements" + (on_chip ? " per partition" : "") + " (valid 0-" +
+                                    std::to_string(limit - 1) + ")";
+    if (offset < 0) fail("offset " + std::to_string(offset) + " is negative; " + tensor_size);
+    fail("offset " + std::to_string(offset) + " with the pairs given reaches element " +
+         (overflow ? "beyond 2^63" : std::to_string(last)) + "; " + tensor_size);
+  }
+  const std::uint64_t byte_offset = static_cast<std::uint64_t>(offset) * dtype_bytes(decl.dtype);
   pattern.offset = on_chip ? placement.offset + byte_offset
                            : kernel_.allocation.hbm_address(operand.tensor, pid_,
                                                             kernel_.target.cores_per_chip) +
@@ -418,8 +537,15 @@ bool InstructionStream::shift_from_base(const Memo& memo, const Memo::Base& base
       queue_changed = true;
       continue;
     }
-    const std::uint32_t tensor = base.instruction.operands[role.slot].tensor;
-    const TensorLayout& layout = kernel_.layouts[tensor];
+    const AccessPattern& based = base.instruction.operands[role.slot];
+    const TensorLayout& layout = kernel_.layouts[based.tensor];
+    if (role.kind == Kind::kHbmPatternOffset) {
+      // The base's pattern stays inside the tensor at the new offset.
+      const auto elements = static_cast<std::int64_t>(layout.bytes / dtype_bytes(based.dtype));
+      if (now < 0 || now >= elements - pattern_extent(based)) return false;
+      element_delta[role.slot] += now - was;
+      continue;
+    }
     const auto size = static_cast<std::int64_t>(layout.shape[role.dim]);
     if (role.kind == Kind::kHbmIndex) {
       if (now < 0 || now >= size) return false;

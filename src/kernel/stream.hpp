@@ -55,6 +55,12 @@ class InstructionStream {
   void build(std::uint32_t statement, Instruction& out);
   void resolve_operand(const OperandExpr& operand, AccessPattern& pattern,
                        const SourceRef& source) const;
+  /// resolve_operand() of an explicit pattern NAME.ap(...) (OperandExpr::explicit_pattern).
+  void resolve_explicit_pattern(const OperandExpr& operand, AccessPattern& pattern,
+                                const SourceRef& source) const;
+  /// Elements an explicit pattern may touch (per partition on chip): the product of its counts.
+  /// Beyond it (only broadcasts get there) element and byte counts could overflow.
+  static constexpr std::uint64_t kMaxPatternElements = std::uint64_t{1} << 40;
   /// `expr` in this core's environment; an evaluation error becomes an InputError located at
   /// attribute `key` of the instance `source`.
   std::int64_t eval(const Expr& expr, const SourceRef& source, const char* key) const {
@@ -84,6 +90,7 @@ class InstructionStream {
   /// substituted for this core, so that most expressions evaluate as affine forms of loop
   /// variables. Indexed like Program::instructions and Program::statements.
   std::vector<InstructionSpec> specs_;
+  std::vector<ExplicitPatternExpr> explicit_patterns_;  ///< bound like specs_
   std::vector<ControlExprs> control_;
   std::uint32_t pid_;
   std::uint32_t chip_;
@@ -103,8 +110,9 @@ class InstructionStream {
   ///   addressing by signature hash, allocated on first use; a spec whose signatures rarely recur
   ///   (x[t] over a long loop) stops being memoised after kMemoTrial lookups.
   /// - Shift: when the signature differs from a fully built one (a base) only in integer
-  ///   indices and same-length slice windows of HBM operands (x[t], w[:, k*128:(k+1)*128]) and
-  ///   in the DMA queue, the instruction is the base with those operands' addresses moved:
+  ///   indices and same-length slice windows of HBM operands (x[t], w[:, k*128:(k+1)*128]), in
+  ///   the OFFSET of explicit HBM patterns (x.ap(t * 4096, [512, 8], [1, 512])) and in the DMA
+  ///   queue, the instruction is the base with those operands' addresses moved:
   ///   validation does not depend on HBM addresses, only bounds, which are checked. Anything
   ///   else (on-chip operands, shapes, other attributes) changed: full build. A spec keeps
   ///   kMemoBases bases, the last full build for each hash of its fixed values, so a
@@ -123,6 +131,7 @@ class InstructionStream {
       kHbmIndex,       ///< integer index of an HBM operand
       kHbmSliceStart,  ///< start of an HBM slice whose stop follows as kHbmSliceStop
       kHbmSliceStop,
+      kHbmPatternOffset,  ///< OFFSET of an explicit HBM pattern NAME.ap(...)
     };
     Kind kind = Kind::kFixed;
     std::uint8_t slot = 0;

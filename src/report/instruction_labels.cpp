@@ -63,7 +63,8 @@ const InstructionLabels::StatementText& InstructionLabels::statement(std::uint32
   const kernel::Statement& statement = program_.statements[index];
   text.label = program_.label(index);
   text.pointer = statement.pointer;
-  text.location = program_.file + ":" + statement.pointer;
+  text.source = program_.source_line(index);
+  text.location = text.source.empty() ? program_.file + ":" + statement.pointer : text.source;
   text.loop_names = program_.loop_names(index);
   if (statement.kind == kernel::Statement::Kind::kInstruction &&
       statement.instruction < program_.instructions.size()) {

@@ -42,9 +42,11 @@ class InstructionLabels {
   explicit InstructionLabels(const kernel::Program& program);
 
   struct StatementText {
-    std::string label;     ///< Program::label: the `name` attribute or "<op> <pointer>"
-    std::string pointer;   ///< JSON pointer of the statement
-    std::string location;  ///< "FILE:POINTER" (profile column nki_source_location)
+    std::string label;    ///< Program::label: the `name` attribute or "<op> <pointer>"
+    std::string pointer;  ///< JSON pointer of the statement
+    std::string source;   ///< the statement's `source` ("kernel.py:42"), "" when absent
+    /// Profile column nki_source_location: `source` when given, else "KERNEL_FILE:POINTER".
+    std::string location;
     std::vector<std::string> loop_names;  ///< enclosing loops, outermost first
     /// Attribute name of each operand slot ("dst", "moving", "stationary", ...); "" if unused.
     std::array<std::string, kernel::kSlotCount> operand_keys;

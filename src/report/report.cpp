@@ -89,6 +89,30 @@ std::string bottleneck_line(const json& core, double kernel_ns) {
       busiest, busiest_pct, waiter, longest / 1e3, percent(longest, kernel_ns), producer);
 }
 
+/// The summary's table of the busiest source lines (statistics "source_lines", busiest first).
+std::string source_lines_table(const json& lines) {
+  constexpr std::size_t kShown = 10;
+  const std::size_t shown = std::min(kShown, lines.size());
+  std::size_t width = std::string_view("source").size();
+  for (std::size_t i = 0; i < shown; ++i) {
+    width = std::max(width, lines[i]["source"].get<std::string>().size());
+  }
+  std::string out =
+      fmt::format("source lines    {} of {} by busy time (summed over the lines' instructions)\n",
+                  shown == lines.size() ? "all" : fmt::format("top {}", shown), lines.size());
+  out += fmt::format("{:<{}} {:>12} {:>12} {:>8} {:>12}  {}\n", "source", width, "instructions",
+                     "busy_us", "busy%", "dep_wait_us", "engines");
+  for (std::size_t i = 0; i < shown; ++i) {
+    const json& line = lines[i];
+    out += fmt::format("{:<{}} {:>12} {:>12.3f} {:>8.1f} {:>12.3f}  {}\n",
+                       line["source"].get<std::string>(), width,
+                       line["instructions"].get<std::uint64_t>(),
+                       line["busy_ns"].get<double>() / 1e3, line["busy_pct"].get<double>(),
+                       line["wait_ns"].get<double>() / 1e3, line["engines"].get<std::string>());
+  }
+  return out;
+}
+
 }  // namespace
 
 json run_statistics(const core::SimulationResult& result, const config::Params& params,
@@ -209,6 +233,7 @@ std::string format_summary(const json& stats) {
                        dma["transfers"].get<std::uint64_t>(), dma["bytes"].get<std::uint64_t>(),
                        dma["active_pct"].get<double>());
   }
+  if (stats.contains("source_lines")) out += source_lines_table(stats["source_lines"]);
   return out;
 }
 

@@ -26,6 +26,13 @@ RunOutputs::RunOutputs(const RunOutputOptions& options, const kernel::PreparedKe
     dma_profile_ =
         std::make_unique<DmaProfileWriter>(options.dma_profile_path, program, cores_per_chip);
   }
+  if (!options.source_lines_path.empty()) {
+    source_lines_file_ = std::make_unique<OutputFile>(options.source_lines_path, "--profile-lines");
+  }
+  report_source_lines_ = program.has_source_lines();
+  if (source_lines_file_ || report_source_lines_) {
+    source_lines_ = std::make_unique<SourceLineProfile>(program);
+  }
 }
 
 RunOutputs::~RunOutputs() = default;
@@ -33,35 +40,40 @@ RunOutputs::~RunOutputs() = default;
 core::InstructionObserver RunOutputs::instruction_observer() {
   TraceWriter* trace = trace_.get();
   ProfileWriter* profile = profile_.get();
-  if (trace != nullptr && profile != nullptr) {
-    return [trace, profile](const core::InstructionTiming& timing) {
-      trace->instruction(timing);
-      profile->instruction(timing);
-    };
-  }
-  if (trace != nullptr) {
-    return [trace](const core::InstructionTiming& timing) { trace->instruction(timing); };
-  }
-  if (profile != nullptr) {
-    return [profile](const core::InstructionTiming& timing) { profile->instruction(timing); };
-  }
-  return {};
+  SourceLineProfile* lines = source_lines_.get();
+  if (trace == nullptr && profile == nullptr && lines == nullptr) return {};
+  return [trace, profile, lines](const core::InstructionTiming& timing) {
+    if (trace != nullptr) trace->instruction(timing);
+    if (profile != nullptr) profile->instruction(timing);
+    if (lines != nullptr) lines->instruction(timing);
+  };
 }
 
 core::DmaObserver RunOutputs::dma_observer() {
   TraceWriter* trace = trace_.get();
   DmaProfileWriter* dma_profile = dma_profile_.get();
-  if (trace == nullptr && dma_profile == nullptr) return {};
-  return [trace, dma_profile](const core::DmaEvent& event) {
+  SourceLineProfile* lines = source_lines_.get();
+  if (trace == nullptr && dma_profile == nullptr && lines == nullptr) return {};
+  return [trace, dma_profile, lines](const core::DmaEvent& event) {
     if (trace != nullptr) trace->dma(event);
     if (dma_profile != nullptr) dma_profile->dma(event);
+    if (lines != nullptr) lines->dma(event);
   };
+}
+
+void RunOutputs::add_source_lines(nlohmann::json& statistics, double kernel_ns) const {
+  if (!report_source_lines_) return;
+  statistics["source_lines"] = source_lines_json(source_lines_->rows(kernel_ns));
 }
 
 void RunOutputs::finish(const nlohmann::json& statistics, double kernel_ns) {
   if (trace_) trace_->finish(kernel_ns);
   if (profile_) profile_->finish();
   if (dma_profile_) dma_profile_->finish();
+  if (source_lines_file_) {
+    write_source_lines_csv(*source_lines_file_, source_lines_->rows(kernel_ns));
+    source_lines_file_->commit();
+  }
   if (!options_.stats_path.empty()) {
     write_stats_file(options_.stats_path, stats_document(statistics, config_));
   }

@@ -239,7 +239,12 @@ TextBuffer& TraceWriter::begin_slice(const InstructionLabels::StatementText& tex
   out.us_from_ns(start_ns) << ",\"dur\":";
   out.us_from_ns(end_ns - start_ns) << ",\"args\":{\"op\":\"" << kernel::opcode_name(opcode)
                                     << "\",\"seq\":" << sequence << ",\"pointer\":";
-  out.json_string(text.pointer) << ",\"loops\":{";
+  out.json_string(text.pointer);
+  if (!text.source.empty()) {
+    out << ",\"source\":";
+    out.json_string(text.source);
+  }
+  out << ",\"loops\":{";
   const std::size_t depth = std::min<std::size_t>(source.depth, text.loop_names.size());
   for (std::size_t d = 0; d < depth; ++d) {
     if (d > 0) out << ',';

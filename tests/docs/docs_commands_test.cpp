@@ -1,5 +1,6 @@
-// The `trnsim` commands shown in README.md and examples/README.md (lines of ```sh blocks that
-// start with "trnsim "; a trailing "# comment" is dropped) run from a scratch directory that
+// The `trnsim` commands shown in README.md, examples/README.md, docs/kernel-format.md and
+// docs/outputs.md (lines of ```sh blocks that start with "trnsim ", continued on the next line
+// after a trailing " \"; a trailing "# comment" is dropped) run from a scratch directory that
 // sees the source tree's examples/ and tests/, and exit 0. Files they write stay in the scratch
 // directory.
 #include <gtest/gtest.h>
@@ -34,19 +35,30 @@ std::vector<DocCommand> commands_in(const std::string& relative) {
       continue;
     }
     if (!in_shell_block || text.rfind("trnsim ", 0) != 0) continue;
+    const int first_line = number;
+    while (text.size() >= 2 && text.compare(text.size() - 2, 2, " \\") == 0) {
+      std::string next;
+      if (!std::getline(in, next)) break;
+      ++number;
+      text.resize(text.size() - 1);
+      text += next;
+    }
     std::string arguments = text.substr(7);
     const std::size_t comment = arguments.find(" #");
     if (comment != std::string::npos) arguments.resize(comment);
     while (!arguments.empty() && arguments.back() == ' ') arguments.pop_back();
-    commands.push_back({relative, number, arguments});
+    commands.push_back({relative, first_line, arguments});
   }
   return commands;
 }
 
 std::vector<DocCommand> all_commands() {
-  std::vector<DocCommand> commands = commands_in("README.md");
-  const std::vector<DocCommand> examples = commands_in("examples/README.md");
-  commands.insert(commands.end(), examples.begin(), examples.end());
+  std::vector<DocCommand> commands;
+  for (const char* file :
+       {"README.md", "examples/README.md", "docs/kernel-format.md", "docs/outputs.md"}) {
+    const std::vector<DocCommand> found = commands_in(file);
+    commands.insert(commands.end(), found.begin(), found.end());
+  }
   return commands;
 }
 
@@ -86,8 +98,8 @@ void PrintTo(const DocCommand& command, std::ostream* os) {
   *os << command.file << ":" << command.line << ": trnsim " << command.arguments;
 }
 
-INSTANTIATE_TEST_SUITE_P(ReadmeAndExamples, DocumentedCommand, ::testing::ValuesIn(all_commands()),
-                         command_name);
+INSTANTIATE_TEST_SUITE_P(ReadmeExamplesAndDocs, DocumentedCommand,
+                         ::testing::ValuesIn(all_commands()), command_name);
 
 TEST(DocumentedCommands, AreFound) {
   EXPECT_GE(all_commands().size(), 15u);

@@ -23,13 +23,14 @@ std::string slurp(const std::filesystem::path& path) {
   return buffer.str();
 }
 
-Result run_check(const std::string& arguments) {
+/// `trnsim check DIRECTORY/ARGUMENTS`, DIRECTORY relative to the source tree.
+Result run_check(const std::string& arguments, const std::string& directory = "examples/kernels") {
   const auto dir =
       std::filesystem::temp_directory_path() / ("trnsim_check_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  const std::string command = std::string(TRNSIM_BINARY) + " check " + TRNSIM_SOURCE_DIR +
-                              "/examples/kernels/" + arguments + " >" + (dir / "out").string() +
-                              " 2>" + (dir / "err").string();
+  const std::string command = std::string(TRNSIM_BINARY) + " check " + TRNSIM_SOURCE_DIR + "/" +
+                              directory + "/" + arguments + " >" + (dir / "out").string() + " 2>" +
+                              (dir / "err").string();
   const int raw = std::system(command.c_str());
   Result result;
   result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
@@ -74,6 +75,21 @@ TEST(CheckCommand, InvalidKernelExitsTwoWithOneMessage) {
                        "NeuronCore-v3"),
             std::string::npos)
       << r.err;
+}
+
+// Explicit patterns NAME.ap(...) with loop expressions: T = 4 tiles of [128, 32] float32.
+// 1 broadcast load + 4 x (load, transpose, add, store) = 17 instructions: 9 DMAs, 8 vector.
+// HBM: the row read by 128 partitions (128 x 32 x 4 B = 16384, every element read counts),
+// then per tile 16384 B read and 16384 B written: 16384 + 4 x 32768 = 147456 B.
+TEST(CheckCommand, ExplicitPatternsInALoop) {
+  const Result r = run_check("explicit_patterns.json", "tests/kernel/kernels");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("dynamic instructions: 17\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("per engine: vector 8 dma 9"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("per op: dma_copy 9 tensor_tensor 4 tensor_copy 4"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("HBM bytes moved: 147456 (144.00 KiB)"), std::string::npos) << r.out;
+  EXPECT_TRUE(r.err.empty()) << r.err;
 }
 
 }  // namespace

@@ -258,5 +258,30 @@ TEST(StreamReuse, ShiftedAndMemoisedInstructionsEqualFullBuildsAndErrorsStayPut)
             std::string::npos);
 }
 
+// Explicit patterns: the OFFSET of an HBM pattern moves by the shift path (its bounds checked
+// with the base's extent), on-chip patterns recur through the memo; the pattern leaving x on
+// the last iteration is reported as a full build reports it.
+TEST(StreamReuse, ExplicitPatternsEqualFullBuildsAndErrorsStayPut) {
+  const std::string tensors = R"json({
+    "x": {"memory": "hbm", "dtype": "bfloat16", "shape": [600, 128, 64]},
+    "x_sb": {"memory": "sbuf", "dtype": "bfloat16", "shape": [2, 128, 64], "partition_dim": 1},
+    "y_sb": {"memory": "sbuf", "dtype": "bfloat16", "shape": [128, 64]}})json";
+  const auto program = [](const std::string& stop) {
+    return R"json([{"for": "t", "range": )json" + stop + R"json(, "body": [
+      {"op": "dma_copy", "dst": "x_sb.ap(0:128, (t % 2) * 64, [16, 4], [1, 16])",
+                         "src": "x.ap(t * 8192 + (t % 3), [64, 128], [16, 4], [1, 16])"},
+      {"op": "tensor_copy", "dst": "y_sb.ap(0:128, 0, [8, 8], [1, 8])",
+                            "src": "x_sb.ap(0:128, (t % 2) * 64, [1, 8], [8, 8])"}]}])json";
+  };
+  const PreparedKernel good = prepare_text(kernel_json(tensors, program("599")));
+  EXPECT_EQ(expect_same_stream(good, 0, 10'000, "good"), 1198u);
+  // x has 600 x 128 x 64 = 4915200 elements; a pattern spans 127 x 64 + 3 x 16 + 15 = 8191
+  // elements past its offset. t = 599: 599 x 8192 + 599 % 3 + 8191 = 4915201 is outside.
+  const PreparedKernel bad = prepare_text(kernel_json(tensors, program("600")));
+  expect_same_stream(bad, 0, 10'000, "bad");
+  EXPECT_NE(run_error(kernel_json(tensors, program("600"))).find("reaches element 4915201"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace trnsim::kernel

@@ -185,13 +185,14 @@ TEST(RunOutputsFailures, AFailedRunLeavesNoOutputFile) {
   const std::string trace = dir.file("trace.json");
   const std::string profile = dir.file("profile.csv");
   const std::string stats = dir.file("stats.json");
+  const std::string lines = dir.file("lines.csv");
   // Fails in its last iteration, after instructions have been traced.
   const testing::CommandResult result =
       run_trnsim("run tests/report/kernels/fails_midway.json --trace " + trace + " --profile " +
-                 profile + " --stats " + stats);
+                 profile + " --stats " + stats + " --profile-lines " + lines);
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("out of bounds"), std::string::npos) << result.output;
-  for (const std::string& path : {trace, profile, stats}) {
+  for (const std::string& path : {trace, profile, stats, lines}) {
     EXPECT_FALSE(std::filesystem::exists(path)) << path;
     EXPECT_FALSE(std::filesystem::exists(path + ".tmp")) << path;
   }
@@ -235,6 +236,150 @@ TEST(RunOutputsOptions, LimitAndWindowRestrictTheTrace) {
     }
   }
   EXPECT_GT(trace["otherData"]["slices_outside_window"].get<int>(), 0);
+}
+
+/// Rows of a CSV text as column name -> value.
+std::vector<std::map<std::string, std::string>> csv_rows(const std::string& text) {
+  const std::vector<std::string> lines = lines_of(text);
+  std::vector<std::map<std::string, std::string>> rows;
+  if (lines.empty()) return rows;
+  const std::vector<std::string> header = csv_split(lines[0]);
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const std::vector<std::string> fields = csv_split(lines[i]);
+    std::map<std::string, std::string> row;
+    for (std::size_t c = 0; c < header.size() && c < fields.size(); ++c) row[header[c]] = fields[c];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// tests/report/kernels/source_lines.json: kern.py:10 has two memsets (vector, gpsimd), kern.py:12
+// an add run 3 times by the loop of kern.py:11, kern.py:13 a DMA store.
+TEST(SourceAttribution, ProfilesTraceAndSummaryNameTheSourceLines) {
+  ScratchDir dir;
+  const std::string kernel = "tests/report/kernels/source_lines.json";
+  const testing::CommandResult result =
+      run_trnsim("run " + kernel + " --profile-lines " + dir.file("lines.csv") + " --profile " +
+                 dir.file("profile.csv") + " --dma-profile " + dir.file("dma.csv") + " --trace " +
+                 dir.file("trace.json") + " --stats " + dir.file("stats.json"));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const auto lines = csv_rows(read_file(dir.file("lines.csv")));
+  const auto profile = csv_rows(read_file(dir.file("profile.csv")));
+  const auto dma = csv_rows(read_file(dir.file("dma.csv")));
+  EXPECT_EQ(csv_split(lines_of(read_file(dir.file("lines.csv")))[0]),
+            documented_columns("`--profile-lines` columns"));
+
+  // The profiles cite the source line where the statement has one.
+  std::map<std::string, int> profile_rows;
+  for (const auto& row : profile) ++profile_rows[row.at("nki_source_location")];
+  EXPECT_EQ(profile_rows,
+            (std::map<std::string, int>{{"kern.py:10", 2}, {"kern.py:12", 3}, {"kern.py:13", 1}}));
+  ASSERT_EQ(dma.size(), 1u + std::count_if(dma.begin(), dma.end(), [](const auto& row) {
+                          return row.at("kind") == "packet";
+                        }));
+  for (const auto& row : dma) EXPECT_EQ(row.at("nki_source_location"), "kern.py:13");
+
+  // Per line: the profile rows' durations and waits summed; the store by its transfer, and its
+  // wait from the trigger's end to the transfer's issue.
+  ASSERT_EQ(lines.size(), 3u);
+  std::map<std::string, std::map<std::string, std::string>> by_source;
+  for (const auto& row : lines) by_source[row.at("source")] = row;
+  for (const std::string line : {"kern.py:10", "kern.py:12"}) {
+    double busy = 0;
+    double wait = 0;
+    double first_start = 1e300;
+    double last_end = 0;
+    for (const auto& row : profile) {
+      if (row.at("nki_source_location") != line) continue;
+      busy += std::stod(row.at("duration_ns"));
+      wait += std::stod(row.at("evt_wait_time_ns"));
+      first_start = std::min(first_start, std::stod(row.at("start_ts")));
+      last_end = std::max(last_end, std::stod(row.at("end_ts")));
+    }
+    const auto& row = by_source.at(line);
+    EXPECT_NEAR(std::stod(row.at("busy_ns")), busy, 0.01) << line;
+    EXPECT_NEAR(std::stod(row.at("wait_ns")), wait, 0.01) << line;
+    EXPECT_NEAR(std::stod(row.at("first_start_ns")), first_start, 0.001) << line;
+    EXPECT_NEAR(std::stod(row.at("last_end_ns")), last_end, 0.001) << line;
+  }
+  EXPECT_EQ(by_source.at("kern.py:10").at("instructions"), "2");
+  EXPECT_EQ(by_source.at("kern.py:12").at("instructions"), "3");
+  EXPECT_EQ(by_source.at("kern.py:13").at("instructions"), "1");
+  EXPECT_EQ(by_source.at("kern.py:12").at("engines"), "vector");
+  EXPECT_EQ(by_source.at("kern.py:13").at("engines"), "dma");
+  EXPECT_EQ(by_source.at("kern.py:10").at("label"), "memset /program/0");
+  EXPECT_EQ(by_source.at("kern.py:13").at("label"), "store");
+  const auto transfer = std::find_if(dma.begin(), dma.end(),
+                                     [](const auto& row) { return row.at("kind") == "transfer"; });
+  ASSERT_NE(transfer, dma.end());
+  const auto trigger = std::find_if(profile.begin(), profile.end(), [](const auto& row) {
+    return row.at("nki_source_location") == "kern.py:13";
+  });
+  EXPECT_NEAR(std::stod(by_source.at("kern.py:13").at("busy_ns")),
+              std::stod(transfer->at("duration_ns")), 0.002);
+  EXPECT_NEAR(std::stod(by_source.at("kern.py:13").at("wait_ns")),
+              std::stod(transfer->at("issue_ts")) - std::stod(trigger->at("end_ts")), 0.002);
+  // Sorted by busy time; busy_pct of the kernel time.
+  const json stats = json::parse(read_file(dir.file("stats.json")));
+  const double kernel_ns = stats["time"]["kernel_ns"].get<double>();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_NEAR(std::stod(lines[i].at("busy_pct")),
+                std::stod(lines[i].at("busy_ns")) / kernel_ns * 100, 0.001);
+    if (i > 0) {
+      EXPECT_GE(std::stod(lines[i - 1].at("busy_ns")), std::stod(lines[i].at("busy_ns")));
+    }
+  }
+  // The statistics carry the same rows.
+  ASSERT_EQ(stats["source_lines"].size(), 3u);
+  EXPECT_EQ(stats["source_lines"][0]["source"], lines[0].at("source"));
+  EXPECT_EQ(stats["source_lines"][0]["instructions"], std::stoi(lines[0].at("instructions")));
+
+  // Trace: slices of statements with a source carry it.
+  std::map<std::string, int> traced;
+  const json trace = json::parse(read_file(dir.file("trace.json")));
+  for (const json& event : trace["traceEvents"]) {
+    if (event["ph"] == "X" && event["args"].contains("source")) {
+      ++traced[event["args"]["source"].get<std::string>() + " " + event["cat"].get<std::string>()];
+    }
+  }
+  EXPECT_EQ(traced["kern.py:12 vector"], 3);
+  EXPECT_EQ(traced["kern.py:10 gpsimd"], 1);
+  EXPECT_EQ(traced["kern.py:13 dma_trigger"], 1);
+  EXPECT_EQ(traced["kern.py:13 dma_transfer"], 1);
+
+  // The summary lists the lines.
+  const testing::CommandResult summary = run_trnsim("run " + kernel);
+  ASSERT_EQ(summary.exit_code, 0) << summary.output;
+  EXPECT_NE(summary.output.find("source lines    all of 3 by busy time"), std::string::npos)
+      << summary.output;
+  EXPECT_NE(summary.output.find("\nkern.py:12            3 "), std::string::npos) << summary.output;
+}
+
+TEST(SourceAttribution, KernelsWithoutSourcesKeepTheirOutputsAndGetLinesPerStatement) {
+  ScratchDir dir;
+  const testing::CommandResult summary = run_trnsim(std::string("run ") + kGoldenKernel);
+  ASSERT_EQ(summary.exit_code, 0) << summary.output;
+  EXPECT_EQ(summary.output.find("source lines"), std::string::npos) << summary.output;
+  const testing::CommandResult json_run =
+      run_trnsim(std::string("run ") + kGoldenKernel + " --json");
+  ASSERT_EQ(json_run.exit_code, 0) << json_run.output;
+  EXPECT_FALSE(json::parse(json_run.output).contains("source_lines"));
+
+  const testing::CommandResult lines_run =
+      run_trnsim(std::string("run ") + kGoldenKernel + " --profile-lines " + dir.file("l.csv"));
+  ASSERT_EQ(lines_run.exit_code, 0) << lines_run.output;
+  EXPECT_EQ(lines_run.output, summary.output);
+  const auto rows = csv_rows(read_file(dir.file("l.csv")));
+  // One row per executed statement (7 instructions in the golden kernel), named by pointer.
+  ASSERT_EQ(rows.size(), 7u);
+  std::uint64_t instructions = 0;
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.at("source").rfind(std::string(kGoldenKernel) + ":/program/", 0), 0u)
+        << row.at("source");
+    instructions += std::stoull(row.at("instructions"));
+  }
+  const json statistics = json::parse(json_run.output);
+  EXPECT_EQ(instructions, statistics["system"]["instructions"].get<std::uint64_t>());
 }
 
 }  // namespace
