@@ -98,14 +98,14 @@ def build_pools(tiles, buffers_per_loop, reduced):
     for tile in tiles:
         storage = tile.storage
         rotating = tile.rotation is not None
-        if tile.address is not None or tile.mod_alloc is not None:
+        if tile.address is not None:
             key = ("fixed", tile.ident)
         else:
             key = (storage.memory, tile.site, storage.dtype.name, storage.shape,
-                   storage.partition_dim, rotating)
+                   storage.partition_dim, rotating, tile.buffers)
         pool = pools.get(key)
         if pool is None:
-            depth = 1 if key in reduced else buffers_per_loop
+            depth = 1 if key in reduced else (tile.buffers or buffers_per_loop)
             rot = 1
             if rotating:
                 rot = depth
@@ -141,7 +141,7 @@ def assign_slots(pool):
             pool.loops.add(tile.frames[0].loop)
         pool.begin = begin if pool.begin is None else min(pool.begin, begin)
         pool.end = end if pool.end is None else max(pool.end, end)
-        if tile.address is not None or tile.mod_alloc is not None:
+        if tile.address is not None:
             pool.groups = [[end, 0]]
             tile.placement = (pool, 0)
             continue
@@ -276,15 +276,26 @@ def allocate(tracer):
 
 
 def _fix(pool, target):
+    """Pools of tiles placed by the kernel: at their address; a direct allocation with a block
+    dimension folds its blocks onto ``fold`` buffers ``stride`` bytes apart."""
     tile = pool.tiles[0]
-    if tile.address is not None:
-        pool.fixed = True
-        pool.partition_start, pool.offset = tile.address
-    elif tile.mod_alloc is not None:
-        mod = tile.mod_alloc
-        pool.fixed = True
-        pool.partition_start = mod.base_partition
-        pool.offset = mod.byte_offset(target["psum_bank_bytes"])
+    if tile.address is None:
+        return
+    pool.fixed = True
+    pool.partition_start, pool.offset = tile.address
+    if tile.mod_alloc is not None:
+        fold, stride = tile.mod_alloc
+        storage = tile.storage
+        pool.shape = storage.shape[1:]
+        pool.partition_dim = storage.partition_dim - 1
+        pool.slots = fold
+        pool.free_bytes = pool.slot_bytes = stride
+        free = 1
+        for d, size in enumerate(pool.shape):
+            if d != pool.partition_dim:
+                free *= size
+        pool.slot_elems = stride // pool.dtype.itemsize
+        pool.flatten = stride != free * pool.dtype.itemsize
 
 
 def _capacity_error(failure, pools, target):

@@ -181,17 +181,30 @@ class Renderer:
         return text + ")"
 
     def _mod_alloc_operand(self, view, pool, tile):
-        mod = tile.mod_alloc
-        k = mod.num_free_tiles[0] if mod.num_free_tiles else 1
+        """A view of a directly allocated tensor whose blocks fold onto ``pool.slots`` buffers:
+        block b is buffer b mod k."""
         storage = view.storage
-        if storage.partition_dim != 1 or view.index_form is None or view.index_form[0][0] != "i":
-            raise KernelError("a mod_alloc tensor must have one block dimension before the "
-                              "partition dimension and be indexed by an integer block")
-        form = list(view.index_form)
-        block = form[0][1]
-        form[0] = ("i", block % k if k > 1 else 0, None, None)
-        text = _index_items(form, storage.shape, storage.partition_dim)
-        return f"{pool.name}[{', '.join(text)}]"
+        if view.index_form is None or view.index_form[0][0] != "i":
+            raise KernelError("a directly allocated tensor with a block dimension must be "
+                              "indexed by an integer block first (t[i] or t[i, ...])")
+        block = view.index_form[0][1]
+        slot = block % pool.slots if pool.slots > 1 else 0
+        if not pool.flatten:
+            text = _index_items(view.index_form[1:], storage.shape[1:], storage.partition_dim - 1)
+            if pool.slots > 1:
+                text = [slot_text(slot)] + text
+            return f"{pool.name}[{', '.join(text)}]" if text else pool.name
+        block_elems = 1
+        for d, size in enumerate(storage.shape):
+            if d > storage.partition_dim:
+                block_elems *= size
+        offset = slot * pool.slot_elems + (view.offset - block * block_elems)
+        text = (f"{pool.name}.ap({_expr_text(view.pstart)}:{_expr_text(view.pstart + view.partitions)}, "
+                f"{_expr_text(offset)}")
+        pairs = view.free_axes()
+        if pairs:
+            text += ", " + _pairs(pairs)
+        return text + ")"
 
 
 def _index_items(form, shape, partition_dim):

@@ -195,11 +195,68 @@ def create_tensor(shape, dtype, buffer=None, name=None, address=None, source=Non
     if address is not None:
         tile.address = _parse_address(address, buf.memory, tracer)
     elif buf.placement is not None:
-        tile.mod_alloc = buf.placement
+        tile.address, tile.mod_alloc = direct_placement(buf.placement, storage, tracer)
     if buf.memory == PSUM:
         tile.zero = None
     init_touch(tile)
     return Tensor.whole(storage)
+
+
+def direct_placement(placement, storage, tracer):
+    """(address, (fold, block stride in bytes) or None) of a classic direct allocation.
+
+    ``mod_alloc``: block i of a tensor with one block dimension lives at base + (i mod k) *
+    block size (SBUF) or in bank base_bank + (i mod k) (PSUM). ``alloc(func)``: func(block
+    index tuple, partitions, bytes per partition) -> (partition, byte), which must place the
+    blocks at a constant stride, repeating with some period."""
+    from .buffers import FuncAlloc
+
+    bank = tracer.target["psum_bank_bytes"]
+    blocks = storage.shape[:storage.partition_dim]
+    if len(blocks) > 1:
+        raise KernelError("direct allocation of a tensor with more than one block dimension is "
+                          "not supported")
+    free = 1
+    for d, size in enumerate(storage.shape):
+        if d > storage.partition_dim:
+            free *= size
+    tile_bytes = free * storage.dtype.itemsize
+    partitions = storage.shape[storage.partition_dim]
+    if isinstance(placement, FuncAlloc):
+        if not blocks:
+            return _checked_address(placement.func((), partitions, tile_bytes), storage.memory,
+                                    tracer), None
+        places = [tuple(int(v) for v in placement.func((i,), partitions, tile_bytes))
+                  for i in range(blocks[0])]
+        period = next((k for k in range(1, len(places) + 1)
+                       if all(places[i] == places[i % k] for i in range(len(places)))), len(places))
+        base = places[0]
+        stride = places[1][1] - base[1] if period > 1 else tile_bytes
+        if any(p[0] != base[0] or p[1] != base[1] + i * stride for i, p in enumerate(places[:period])):
+            raise KernelError("alloc(func) must place the blocks at a constant stride")
+        if period > 1 and stride < tile_bytes:
+            raise KernelError(f"alloc(func) places blocks {stride} bytes apart, less than their "
+                              f"{tile_bytes} bytes")
+        return _checked_address(base, storage.memory, tracer), (period, stride)
+    if storage.memory == PSUM:
+        address = (placement.base_partition, placement.byte_offset(bank))
+        tiles = placement.num_free_tiles or (blocks[0] if blocks else 1,)
+        stride = bank
+        if tile_bytes > bank:
+            raise KernelError(f"a PSUM mod_alloc block of {tile_bytes} bytes per partition does "
+                              f"not fit one {bank}-byte bank")
+    else:
+        address = (placement.base_partition, placement.base_addr)
+        tiles = placement.num_free_tiles or (blocks[0] if blocks else 1,)
+        stride = tile_bytes
+    address = _checked_address(address, storage.memory, tracer)
+    if not blocks:
+        return address, None
+    return address, (max(1, int(tiles[0])), stride)
+
+
+def _checked_address(address, memory, tracer):
+    return _parse_address(tuple(int(v) for v in address), memory, tracer)
 
 
 def _parse_address(address, memory, tracer):

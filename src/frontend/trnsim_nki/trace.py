@@ -94,9 +94,10 @@ class If:
 class Frame:
     """A loop being traced. Symbolic frames own a Var; unrolled frames only mark iterations."""
 
-    __slots__ = ("symbolic", "var", "loop", "site", "trip", "start", "step")
+    __slots__ = ("symbolic", "var", "loop", "site", "trip", "start", "step", "buffers")
 
-    def __init__(self, symbolic, var, loop, site, trip, start, step):
+    def __init__(self, symbolic, var, loop, site, trip, start, step, buffers=None):
+        self.buffers = buffers  # ncc.multi_buffer(k) on this loop
         self.symbolic = symbolic
         self.var = var
         self.loop = loop
@@ -123,6 +124,7 @@ class LogicalTile:
         "zero",
         "ident",
         "placement",
+        "buffers",
     )
 
     def __init__(self, storage, site, created_seq, frames, ident):
@@ -139,6 +141,7 @@ class LogicalTile:
         self.zero = None  # ops.PendingZero while a zero-fill is deferred
         self.ident = ident
         self.placement = None  # set by alloc: (tensor name, slot expression)
+        self.buffers = None  # rotation depth requested by ncc.multi_buffer
 
     def end_seq(self):
         end = self.last_use
@@ -289,6 +292,7 @@ class Tracer:
         storage.tile = tile
         if frames:
             tile.rotation, tile.rotation_instances = flattened_index(frames)
+            tile.buffers = next((f.buffers for f in reversed(frames) if f.buffers), None)
         self.tiles.append(tile)
         return tile
 
@@ -385,9 +389,13 @@ def traced_range(kind, args, directives=None):
         raise KernelError(f"{kind}() step cannot be zero")
     location = tracer.location(3)
     site = location[:2]
+    buffers = None
+    for directive in directives if isinstance(directives, (list, tuple)) else [directives]:
+        if getattr(directive, "name", None) == "multi_buffer":
+            buffers = int(directive.options["factor"])
     symbolic = kind in ("affine_range", "sequential_range") and site not in tracer.unroll_sites
     if symbolic:
-        return _symbolic_loop(tracer, kind, start, stop, step, location)
+        return _symbolic_loop(tracer, kind, start, stop, step, location, buffers)
     return _unrolled_loop(tracer, start, stop, step, location)
 
 
@@ -403,7 +411,7 @@ def _unrolled_loop(tracer, start, stop, step, location):
     tracer.flush()
 
 
-def _symbolic_loop(tracer, kind, start, stop, step, location):
+def _symbolic_loop(tracer, kind, start, stop, step, location, buffers=None):
     trip = loop_trip(start, stop, step)
     if trip == 0:
         return
@@ -411,7 +419,7 @@ def _symbolic_loop(tracer, kind, start, stop, step, location):
     name = tracer.loop_var_name(location)
     var = Var(name, start, stop, step)
     loop = Loop(var, start, stop, step, location[:2], tracer.next_seq(), kind)
-    frame = Frame(True, var, loop, location[:2], trip, start, step)
+    frame = Frame(True, var, loop, location[:2], trip, start, step, buffers)
     var.owner = frame
     tracer.append(loop)
     tracer.bodies.append(loop.body)

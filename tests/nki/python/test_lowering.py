@@ -317,3 +317,69 @@ class Allocation(TraceCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class DirectAllocation(TraceCase):
+    def test_mod_alloc_folds_blocks_onto_its_buffers(self):
+        source = """
+            import neuronxcc.nki.compiler as ncc
+
+            @nki.jit
+            def k(x):
+                n, P, T = x.shape
+                out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+                inb = nl.ndarray((n, nl.par_dim(P), T), dtype=x.dtype,
+                                 buffer=ncc.sbuf.mod_alloc(base_addr=0, num_free_tiles=(2,)))
+                outb = nl.ndarray((n, nl.par_dim(P), T), dtype=x.dtype,
+                                  buffer=ncc.sbuf.mod_alloc(base_addr=2 * T * 4, num_free_tiles=(2,)))
+                for i in nl.affine_range(n):
+                    inb[i] = nl.load(x[i])
+                    outb[i] = nisa.activation(op=nl.exp, data=inb[i])
+                    nl.store(out[i], value=outb[i])
+                return out
+        """
+        doc, _ = self.trace(source, "k", {"x": ("float32", [6, 128, 256])})
+        self.assertEqual(doc["tensors"]["inb"],
+                         {"memory": "sbuf", "dtype": "float32", "shape": [2, 128, 256],
+                          "partition_dim": 1, "offset": 0})
+        self.assertEqual(doc["tensors"]["outb"]["offset"], 2048)
+        load, act, store = instructions(doc["program"])
+        self.assertEqual(load["dst"], "inb[i % 2]")
+        self.assertEqual(act["dst"], "outb[i % 2]")
+
+    def test_psum_mod_alloc_puts_one_block_in_each_bank(self):
+        source = """
+            import neuronxcc.nki.compiler as ncc
+
+            @nki.jit
+            def k(a, b):
+                out = nl.ndarray((4, 128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+                ps = nl.ndarray((4, nl.par_dim(128), 128), dtype=nl.float32,
+                                buffer=ncc.psum.mod_alloc(base_bank=2, num_bank_tiles=(2,)))
+                for i in nl.affine_range(4):
+                    ps[i] = nisa.nc_matmul(nl.load(a[i]), nl.load(b[i]))
+                    nl.store(out[i], value=nl.copy(ps[i]))
+                return out
+        """
+        doc, _ = self.trace(source, "k", {"a": ("bfloat16", [4, 128, 128]),
+                                          "b": ("bfloat16", [4, 128, 128])})
+        # two buffers of one 2 KiB bank each (512 FP32 per partition), from bank 2
+        self.assertEqual(doc["tensors"]["ps"]["shape"], [2, 128, 512])
+        self.assertEqual(doc["tensors"]["ps"]["offset"], 4096)
+        (mm,) = [st for st in instructions(doc["program"]) if st["op"] == "nc_matmul"]
+        self.assertEqual(mm["dst"], "ps.ap(0:128, i % 2 * 512, [1, 128])")
+
+    def test_multi_buffer_directive_sets_the_rotation_depth(self):
+        source = """
+            import neuronxcc.nki.compiler as ncc
+
+            @nki.jit
+            def k(x):
+                out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+                for i in nl.sequential_range(x.shape[0], directives=ncc.multi_buffer(3)):
+                    nl.store(out[i], value=nl.exp(nl.load(x[i])))
+                return out
+        """
+        doc, _ = self.trace(source, "k", {"x": ("float32", [6, 128, 64])})
+        shapes = [t["shape"] for t in doc["tensors"].values() if t["memory"] == "sbuf"]
+        self.assertTrue(all(s[0] == 3 for s in shapes), shapes)
