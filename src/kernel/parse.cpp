@@ -596,7 +596,7 @@ class ProgramParser {
 
   std::uint32_t parse_loop(const Json& json, const std::string& pointer, std::uint8_t depth,
                            std::uint32_t enclosing, const Scope& scope) {
-    check_keys(json, pointer, {"for", "range", "body"}, "a loop");
+    check_keys(json, pointer, {"for", "range", "body", "source"}, "a loop");
     const std::uint32_t index = new_statement(Statement::Kind::kLoop, pointer, depth, enclosing);
     const Json& var = json["for"];
     if (!var.is_string())
@@ -661,7 +661,7 @@ class ProgramParser {
 
   std::uint32_t parse_if(const Json& json, const std::string& pointer, std::uint8_t depth,
                          std::uint32_t enclosing, const Scope& scope) {
-    check_keys(json, pointer, {"if", "then", "else"}, "a condition");
+    check_keys(json, pointer, {"if", "then", "else", "source"}, "a condition");
     const std::uint32_t index = new_statement(Statement::Kind::kIf, pointer, depth, enclosing);
     program_.statements[index].condition =
         compile_bool_at(json["if"], scope, program_.location(index, "/if"));
@@ -704,6 +704,7 @@ class ProgramParser {
     const OpSpec& op_spec = op_specs()[static_cast<std::size_t>(*opcode)];
     std::vector<std::string> allowed{"op", "engine", "name"};
     for (const auto& attr : op_spec.attrs) allowed.emplace_back(attr.key);
+    allowed.emplace_back("source");  // "file.py:LINE" of an NKI kernel; ignored for now
     check_keys(json, pointer, allowed, "op '" + op_text + "'");
 
     // Engine.

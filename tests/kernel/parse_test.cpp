@@ -67,7 +67,7 @@ TEST(Parse, UnknownNamesGetTheClosestValidName) {
           kSbufTensors,
           R"([{"op": "tensor_tensor", "dst": "a_sb", "in0": "a_sb", "in_1": "b_sb", "alu": "add"}])")),
       "k.json: /program/0/in_1: unknown key 'in_1' in op 'tensor_tensor'; did you mean 'in1'? "
-      "(valid keys: op, engine, name, dst, in0, in1, alu)");
+      "(valid keys: op, engine, name, dst, in0, in1, alu, source)");
   EXPECT_EQ(parse_error(
                 kernel_json(
                     kSbufTensors,
