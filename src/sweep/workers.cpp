@@ -55,7 +55,9 @@ bool run_workers(const WorkerOptions& options,
         more = false;
         break;
       }
-      util::ChildProcess child(util::ChildLaunch{task->argv, {}, {}});
+      util::ChildLaunch launch;
+      launch.argv = task->argv;
+      util::ChildProcess child(launch);
       running.push_back(Running{std::move(*task), std::move(child), Clock::now()});
     }
     if (running.empty()) return true;

@@ -166,6 +166,8 @@ ChildProcess::ChildProcess(const ChildLaunch& launch) {
   for (std::string& entry : environment) envp.push_back(entry.data());
   envp.push_back(nullptr);
   const std::string exec_failure = "trnsim: error: cannot execute " + arguments.front() + "\n";
+  const std::string chdir_failure =
+      "trnsim: error: cannot change to the directory " + launch.working_directory + "\n";
   const pid_t parent = ::getpid();
 
   const pid_t pid = ::fork();
@@ -185,6 +187,11 @@ ChildProcess::ChildProcess(const ChildLaunch& launch) {
     if (stdin_fd >= 0) ::dup2(stdin_fd, STDIN_FILENO);
     ::dup2(out_pipe[1], STDOUT_FILENO);
     ::dup2(err_pipe[1], STDERR_FILENO);
+    if (!launch.working_directory.empty() && ::chdir(launch.working_directory.c_str()) != 0) {
+      [[maybe_unused]] const ssize_t written =
+          ::write(STDERR_FILENO, chdir_failure.data(), chdir_failure.size());
+      ::_exit(127);
+    }
     ::execve(argv[0], argv.data(), envp.data());
     [[maybe_unused]] const ssize_t written =
         ::write(STDERR_FILENO, exec_failure.data(), exec_failure.size());

@@ -28,6 +28,8 @@ struct ChildLaunch {
   std::vector<std::string> environment;
   /// The child's stdin: these bytes, then end of file. Empty: /dev/null.
   std::string input;
+  /// The child's working directory; empty: this process's.
+  std::string working_directory;
 };
 
 /// How a child ended and what it wrote.
@@ -44,7 +46,8 @@ struct ChildOutcome {
 class ChildProcess {
  public:
   /// Starts the program. Throws std::system_error when pipes or fork fail; a program that
-  /// cannot be executed exits with code 127 and says so on its stderr.
+  /// cannot be executed (or whose working directory does not exist) exits with code 127 and says
+  /// so on its stderr.
   explicit ChildProcess(const ChildLaunch& launch);
   ~ChildProcess();
   ChildProcess(ChildProcess&& other) noexcept;
