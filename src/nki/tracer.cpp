@@ -3,13 +3,14 @@
 #include <fmt/format.h>
 #include <stdlib.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <optional>
 #include <stdexcept>
-#include <system_error>
 #include <vector>
 
 #include "util/child_process.hpp"
@@ -42,10 +43,15 @@ bool has_frontend(const fs::path& directory) {
 /// A private temporary directory, removed with everything in it when this goes out of scope.
 class TemporaryDirectory {
  public:
+  /// Throws InputError when it cannot be created (e.g. $TMPDIR is not writable).
   TemporaryDirectory() {
-    std::string pattern = (fs::temp_directory_path() / "trnsim-nki-XXXXXX").string();
+    std::error_code error;
+    const fs::path base = fs::temp_directory_path(error);
+    std::string pattern = ((error ? fs::path("/tmp") : base) / "trnsim-nki-XXXXXX").string();
     if (::mkdtemp(pattern.data()) == nullptr) {
-      throw std::system_error(errno, std::generic_category(), "mkdtemp " + pattern);
+      throw InputError("", fmt::format("cannot create a temporary directory for the NKI front "
+                                       "end's output ({}: {}); set TMPDIR to a writable directory",
+                                       pattern, std::strerror(errno)));
     }
     path_ = pattern;
   }
