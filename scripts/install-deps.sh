@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages trnsim needs, only those missing. Uses sudo when not root.
+# python3 runs the NKI front end (src/frontend); NKI kernels commonly import numpy.
 set -euo pipefail
 packages=(build-essential cmake pkg-config libsystemc-dev libboost-dev libspdlog-dev libfmt-dev
-          nlohmann-json3-dev libcli11-dev libgtest-dev googletest)
+          nlohmann-json3-dev libcli11-dev libgtest-dev googletest python3 python3-numpy)
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

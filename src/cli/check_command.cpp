@@ -178,7 +178,7 @@ void register_check_command(CLI::App& app, CommandContext& context) {
   add_kernel_arguments(*check, options->kernel);
   check->add_flag("--json", options->json, "Print the result as JSON");
   check->callback([options, &context] {
-    const LoadedKernel loaded = load_kernel(options->kernel);
+    const LoadedKernel loaded = load_kernel(options->kernel, context.verbosity);
     const Counts counts = count_instructions(loaded.prepared);
     if (options->json) {
       std::cout << to_json(loaded, counts).dump(2) << "\n";

@@ -9,6 +9,7 @@ namespace trnsim::cli {
 
 struct CommandContext {
   int exit_code = 0;  ///< set by a subcommand callback; returned by main
+  int verbosity = 0;  ///< -v count, set before any callback runs
 };
 
 void register_config_command(CLI::App& app, CommandContext& context);
@@ -19,5 +20,6 @@ void register_compare_command(CLI::App& app, CommandContext& context);
 void register_regress_command(CLI::App& app, CommandContext& context);
 void register_collective_command(CLI::App& app, CommandContext& context);
 void register_validate_command(CLI::App& app, CommandContext& context);
+void register_nki_command(CLI::App& app, CommandContext& context);
 
 }  // namespace trnsim::cli

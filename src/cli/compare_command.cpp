@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/kernel_loading.hpp"
+#include "nki/kernel_reference.hpp"
 #include "sweep/compare.hpp"
 #include "sweep/driver.hpp"
 #include "sweep/results.hpp"
@@ -35,6 +37,7 @@ void register_compare_command(CLI::App& app, CommandContext& context) {
     std::string kernel;
     std::vector<std::string> configs = {"trn1", "trn2", "trn3", "trn4"};
     std::vector<std::string> params;
+    nki::NkiArguments nki;
     std::vector<std::string> sets;
     std::string svg;
     bool json = false;
@@ -43,13 +46,17 @@ void register_compare_command(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
       "compare", "Run one kernel on several configs (generations) and compare them side by side");
-  command->add_option("KERNEL", options->kernel, "Kernel JSON file")->required();
+  command
+      ->add_option("KERNEL", options->kernel,
+                   "Kernel: a JSON file or an NKI Python kernel FILE.py::FUNCTION")
+      ->required();
   command
       ->add_option("--configs", options->configs,
                    "Comma-separated configs, names or files (default: trn1,trn2,trn3,trn4)")
       ->delimiter(',');
   command->add_option("-p,--param", options->params, "Kernel param override NAME=VALUE")
       ->take_all();
+  add_nki_arguments(*command, options->nki);
   command->add_option("--set", options->sets, "Config override dotted.key=value, on every config")
       ->take_all();
   command->add_option("--svg", options->svg, "Also draw kernel time per config to FILE.svg");
@@ -57,6 +64,7 @@ void register_compare_command(CLI::App& app, CommandContext& context) {
   command->add_option("-j,--jobs", options->jobs,
                       "Configs simulated at once (default: one per hardware thread)");
   command->callback([options, &context] {
+    nki::check_kernel_arguments(options->kernel, options->params, options->nki);
     std::vector<sweep::RunRequest> requests;
     for (const std::string& config : options->configs) {
       sweep::RunRequest request;
@@ -65,6 +73,9 @@ void register_compare_command(CLI::App& app, CommandContext& context) {
       request.config = config;
       request.config_path = sweep::resolve_config(config, {});
       request.params = parse_assignments(options->params, "--param");
+      request.inputs = parse_assignments(options->nki.inputs, "--input");
+      request.kwargs = parse_assignments(options->nki.kwargs, "--kwarg");
+      request.grid = options->nki.grid;
       request.sets = parse_assignments(options->sets, "--set");
       requests.push_back(std::move(request));
     }
@@ -89,6 +100,9 @@ void register_compare_command(CLI::App& app, CommandContext& context) {
     }
     std::string title = options->kernel;
     for (const std::string& param : options->params) title += " " + param;
+    for (const std::string& input : options->nki.inputs) title += " " + input;
+    for (const std::string& kwarg : options->nki.kwargs) title += " " + kwarg;
+    if (!options->nki.grid.empty()) title += " grid=" + options->nki.grid;
     for (const std::string& set : options->sets) title += " " + set;
     if (options->json) {
       std::cout << sweep::compare_json(title, columns).dump(2) << "\n";

@@ -1,18 +1,41 @@
 #include "cli/kernel_loading.hpp"
 
 #include <fstream>
+#include <iostream>
 #include <iterator>
 
 #include "core/stream_source.hpp"
 #include "kernel/parse.hpp"
 #include "kernel/target_from_config.hpp"
+#include "nki/target.hpp"
+#include "nki/tracer.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 
 namespace trnsim::cli {
 
+void add_nki_arguments(CLI::App& command, nki::NkiArguments& arguments) {
+  command
+      .add_option("--input", arguments.inputs,
+                  "NKI kernel tensor argument: NAME=DTYPE[D0,D1,..] (e.g. a=float32[128,512]) "
+                  "or NAME=FILE.npy (repeatable)")
+      ->allow_extra_args(false)
+      ->type_name("NAME=SPEC");
+  command
+      .add_option("--kwarg", arguments.kwargs,
+                  "NKI kernel argument: NAME=VALUE, VALUE a Python literal, else a string "
+                  "(repeatable)")
+      ->allow_extra_args(false)
+      ->type_name("NAME=VALUE");
+  command.add_option("--grid", arguments.grid, "NKI kernel launch grid: D0 or D0,D1")
+      ->type_name("D0[,D1]");
+}
+
 void add_kernel_arguments(CLI::App& command, KernelArguments& arguments) {
-  command.add_option("KERNEL", arguments.kernel_path, "Kernel JSON file (trnsim-kernel/1)")
+  command
+      .add_option("KERNEL", arguments.kernel_path,
+                  "Kernel: a JSON file (trnsim-kernel/1) or an NKI Python kernel "
+                  "FILE.py::FUNCTION")
       ->required();
   command.add_option("-c,--config", arguments.config,
                      "Built-in config name or JSON file (default: trn2)");
@@ -22,17 +45,34 @@ void add_kernel_arguments(CLI::App& command, KernelArguments& arguments) {
       .add_option("-p,--param", arguments.params,
                   "Override a kernel param: NAME=VALUE (an integer expression)")
       ->take_all();
+  add_nki_arguments(command, arguments.nki);
 }
 
-LoadedKernel load_kernel(const KernelArguments& arguments) {
+std::string trace_nki_kernel(const std::string& kernel, const nki::NkiArguments& arguments,
+                             const config::Params& config, int verbosity) {
+  nki::TraceRequest request;
+  request.kernel = kernel;
+  request.arguments = arguments;
+  request.target = nki::target_json(config);
+  request.traceback = verbosity >= 1;
+  return nki::trace_kernel(request, std::cerr);
+}
+
+LoadedKernel load_kernel(const KernelArguments& arguments, int verbosity) {
+  nki::check_kernel_arguments(arguments.kernel_path, arguments.params, arguments.nki);
   LoadedKernel loaded;
   loaded.config = config::load_config(arguments.config, arguments.sets);
 
-  std::ifstream file(arguments.kernel_path, std::ios::binary);
-  if (!file) {
-    throw InputError(arguments.kernel_path, "cannot open the kernel file");
+  std::string text;
+  if (nki::is_nki_kernel(arguments.kernel_path)) {
+    text = trace_nki_kernel(arguments.kernel_path, arguments.nki, loaded.config.params, verbosity);
+  } else {
+    std::ifstream file(arguments.kernel_path, std::ios::binary);
+    if (!file) {
+      throw InputError(arguments.kernel_path, "cannot open the kernel file");
+    }
+    text.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
   }
-  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   kernel::ParseOptions options;
   std::uint64_t hash = util::fnv1a64(text);
   for (const std::string& assignment : arguments.params) {

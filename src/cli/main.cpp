@@ -31,14 +31,14 @@ int main(int argc, char** argv) {
   CLI::App app{"trnsim: a cycle-approximate simulator of AWS Trainium accelerators"};
   app.set_version_flag("--version", std::string("trnsim ") + TRNSIM_VERSION);
   app.require_subcommand(1);
-  int verbosity = 0;
-  app.add_flag("-v,--verbose", verbosity, "More diagnostics on stderr (-v info, -vv debug)");
+  trnsim::cli::CommandContext context;
+  app.add_flag("-v,--verbose", context.verbosity,
+               "More diagnostics on stderr (-v info and NKI front-end tracebacks, -vv debug)");
   app.footer(
       "Exit codes: 0 success, 1 a requested check failed, 2 invalid input, 70 internal error.");
 
-  app.parse_complete_callback([&verbosity] { configure_logging(verbosity); });
+  app.parse_complete_callback([&context] { configure_logging(context.verbosity); });
 
-  trnsim::cli::CommandContext context;
   trnsim::cli::register_config_command(app, context);
   trnsim::cli::register_check_command(app, context);
   trnsim::cli::register_run_command(app, context);
@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   trnsim::cli::register_regress_command(app, context);
   trnsim::cli::register_collective_command(app, context);
   trnsim::cli::register_validate_command(app, context);
+  trnsim::cli::register_nki_command(app, context);
 
   try {
     app.parse(argc, argv);

@@ -54,7 +54,7 @@ void register_run_command(CLI::App& app, CommandContext& context) {
     if (!options->trace_window.empty()) {  // [outputs]
       report::parse_trace_window(options->trace_window, options->outputs.trace);
     }
-    const LoadedKernel loaded = load_kernel(options->kernel);
+    const LoadedKernel loaded = load_kernel(options->kernel, context.verbosity);
     spdlog::info("simulating {} on {} ({} core(s))", loaded.program->name,
                  loaded.config.params.name, loaded.prepared.cores);
     // [outputs] begin

@@ -504,6 +504,12 @@ const std::vector<Rule>& rules() {
          }
          return "";
        }},
+      {"compiler.dma_queues <= dma.queues_per_engine (the NKI front end uses existing queues)",
+       [](const Params& p, const Origins& o) -> std::string {
+         if (p.compiler.dma_queues <= p.dma.queues_per_engine) return "";
+         return fmt::format("{} must not exceed {}", from(o, "compiler.dma_queues"),
+                            from(o, "dma.queues_per_engine"));
+       }},
       {"collective.mesh_max_bytes <= collective.rdh_max_bytes",
        [](const Params& p, const Origins& o) -> std::string {
          if (p.collective.mesh_max_bytes <= p.collective.rdh_max_bytes) return "";

@@ -25,6 +25,8 @@ enum class DmaArbitration { round_robin, strict_priority };
 enum class DmaModel { packet, transfer };
 enum class AddressHash { crc, bitslice };
 enum class Topology { single, torus2d, torus3d, switch_, nvlink_switch };
+enum class MemsetEngine { gpsimd, vector };
+enum class CopyEngine { vector, scalar, gpsimd };
 
 template <class E>
 struct EnumNames;
@@ -48,6 +50,15 @@ template <>
 struct EnumNames<Topology> {
   static constexpr std::array<std::string_view, 5> names{"single", "torus2d", "torus3d", "switch",
                                                          "nvlink_switch"};
+};
+
+template <>
+struct EnumNames<MemsetEngine> {
+  static constexpr std::array<std::string_view, 2> names{"gpsimd", "vector"};
+};
+template <>
+struct EnumNames<CopyEngine> {
+  static constexpr std::array<std::string_view, 3> names{"vector", "scalar", "gpsimd"};
 };
 
 template <class E>
@@ -672,6 +683,55 @@ struct SystemParams {
   }
 };
 
+/// Choices the Neuron compiler makes when it lowers an NKI Python kernel, which the NKI front end
+/// (src/frontend, docs/nki-frontend.md) imitates. They shape the traced instruction stream, not
+/// the hardware, and apply only to NKI Python kernels (a JSON kernel already says all of this).
+/// The compiler's heuristics are not published: every value is an assumption.
+struct CompilerParams {
+  int loop_tile_buffers = 2;
+  int dma_queues = 16;
+  MemsetEngine sbuf_memset_engine = MemsetEngine::gpsimd;
+  CopyEngine copy_engine = CopyEngine::vector;
+  bool fold_zero_fill = true;
+
+  template <class V>
+  void visit(V& v) {
+    v.field("loop_tile_buffers", loop_tile_buffers,
+            {"buffers",
+             "physical buffers that a tile created inside a traced loop rotates through (2 = "
+             "double buffering: iteration i+1 loads while iteration i computes)",
+             "assumed: double buffering, the usual choice for loop tiles; the compiler's "
+             "allocation heuristics are not published",
+             1, 64});
+    v.field("dma_queues", dma_queues,
+            {"queues",
+             "DMA queues the front end spreads a kernel's DMA call sites over, round robin "
+             "(at most dma.queues_per_engine)",
+             "assumed: every queue of an engine (facts.md §9.2: 16); the compiler's queue "
+             "assignment is not published",
+             1, 1024});
+    v.field("sbuf_memset_engine", sbuf_memset_engine,
+            {"",
+             "engine of a constant fill of an SBUF tile that the kernel does not put on an engine "
+             "itself (nl.zeros, nl.full, tile[...] = c); PSUM fills stay on Vector",
+             "assumed: GpSimd, keeping Vector free for arithmetic; the compiler's engine choice "
+             "is not published"});
+    v.field("copy_engine", copy_engine,
+            {"",
+             "engine of a tile copy that the kernel does not put on an engine itself (nl.copy, "
+             "tile assignments); a GpSimd copy touching PSUM goes to Vector",
+             "assumed: Vector, the engine of tensor_copy in NKI's ISA; the compiler's engine "
+             "balancing is not published"});
+    v.field("fold_zero_fill", fold_zero_fill,
+            {"bool",
+             "a zero-fill of a whole tile whose next access is an accumulation (+=, a matmul "
+             "into PSUM) is folded into that accumulation instead of being an instruction",
+             "assumed: the compiler drops such fills (a first accumulation overwrites); not "
+             "published",
+             0, 1});
+  }
+};
+
 // ---- the whole configuration --------------------------------------------------------------------
 
 struct Params {
@@ -692,6 +752,7 @@ struct Params {
   HbmParams hbm;
   CollectiveParams collective;
   SystemParams system;
+  CompilerParams compiler;
 
   template <class V>
   void visit(V& v) {
@@ -713,6 +774,8 @@ struct Params {
     v.section("hbm", hbm, "HBM stacks");
     v.section("collective", collective, "Collective communication (CC-Cores, algorithms)");
     v.section("system", system, "Chips, topology and links of the simulated system");
+    v.section("compiler", compiler,
+              "Neuron compiler choices imitated when tracing NKI Python kernels (assumed)");
   }
 
   // Derived quantities (pure).

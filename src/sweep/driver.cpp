@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "config/load.hpp"
+#include "nki/kernel_reference.hpp"
 #include "util/error.hpp"
 
 namespace trnsim::sweep {
@@ -44,7 +45,8 @@ class IdentityCache {
   PointIdentity identify(const RunRequest& request) {
     PointIdentity identity;
     try {
-      identity.kernel_hash = kernel_hash(files_.text(request.kernel_path), request.params);
+      identity.kernel_hash =
+          kernel_hash(files_.text(nki::kernel_file(request.kernel_path)), request);
     } catch (const InputError& e) {
       identity.error = e.what();
       return identity;
@@ -80,7 +82,13 @@ Record point_record(const SweepPoint& point, const PointIdentity& identity) {
   record["index"] = point.index;
   record["kernel"] = point.request.kernel;
   record["config"] = point.request.config;
-  record["params"] = assignments_json(point.request.params);
+  if (point.request.is_nki()) {
+    record["inputs"] = assignments_json(point.request.inputs);
+    record["kwargs"] = kwargs_json(point.request.kwargs);
+    if (!point.request.grid.empty()) record["grid"] = point.request.grid;
+  } else {
+    record["params"] = assignments_json(point.request.params);
+  }
   record["set"] = assignments_json(point.request.sets);
   record["values"] = point.values;
   record["kernel_hash"] = identity.kernel_hash;
@@ -130,7 +138,16 @@ void check_resumed(const Record& record, const SweepPoint& point, const PointIde
   if (get("config") != Record(point.request.config)) {
     mismatch("the config", get("config"), point.request.config);
   }
-  if (get("params") != assignments_json(point.request.params)) {
+  if (point.request.is_nki()) {
+    if (get("inputs") != assignments_json(point.request.inputs)) {
+      mismatch("the inputs", get("inputs"), assignments_json(point.request.inputs));
+    }
+    if (get("kwargs") != kwargs_json(point.request.kwargs)) {
+      mismatch("the kwargs", get("kwargs"), kwargs_json(point.request.kwargs));
+    }
+    const Record grid = point.request.grid.empty() ? Record() : Record(point.request.grid);
+    if (get("grid") != grid) mismatch("the grid", get("grid"), grid);
+  } else if (get("params") != assignments_json(point.request.params)) {
     mismatch("the params", get("params"), assignments_json(point.request.params));
   }
   if (get("set") != assignments_json(point.request.sets)) {

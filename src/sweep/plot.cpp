@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 
@@ -16,8 +17,12 @@ namespace trnsim::sweep {
 
 namespace {
 
+/// The record objects that name a run's values (docs/sweeps.md, results file).
+constexpr std::array<const char*, 5> kNamedSections = {"values", "params", "inputs", "kwargs",
+                                                       "set"};
+
 const Record* find_key(const Record& record, const std::string& key) {
-  for (const char* section : {"values", "params", "set"}) {
+  for (const char* section : kNamedSections) {
     if (record.contains(section) && record[section].is_object() && record[section].contains(key)) {
       return &record[section][key];
     }
@@ -41,7 +46,7 @@ const Record* find_metric(const Record& record, const std::string& name) {
 std::vector<std::string> known_keys(const std::vector<Record>& records) {
   std::vector<std::string> keys = {"kernel", "config", "index"};
   for (const Record& record : records) {
-    for (const char* section : {"values", "params", "set"}) {
+    for (const char* section : kNamedSections) {
       if (!record.contains(section) || !record[section].is_object()) continue;
       for (const auto& [key, value] : record[section].items()) {
         if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
@@ -75,7 +80,7 @@ void require_key(const std::vector<Record>& records, const std::string& option,
 /// Keys whose values differ between two records (to explain an ambiguous plot).
 std::vector<std::string> differing_keys(const Record& a, const Record& b) {
   std::vector<std::string> keys;
-  for (const char* section : {"values", "params", "set"}) {
+  for (const char* section : kNamedSections) {
     if (!a.contains(section) || !a[section].is_object()) continue;
     for (const auto& [key, value] : a[section].items()) {
       const Record* other = find_key(b, key);

@@ -1,6 +1,6 @@
-// `trnsim sweep plot`: one chart from sweep results. x is a varied value (or a param, config key,
-// "kernel", "config", "index"), y a recorded metric, optional series by another key and
-// KEY=VALUE filters. Numeric x gives a line chart, anything else grouped bars.
+// `trnsim sweep plot`: one chart from sweep results. x is a varied value (or a param, kwarg,
+// input, config key, "kernel", "config", "index"), y a recorded metric, optional series by another
+// key and KEY=VALUE filters. Numeric x gives a line chart, anything else grouped bars.
 // Leaves out failed points (counted in the note) and aggregation of repeated points.
 #pragma once
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "nki/kernel_reference.hpp"
 #include "sweep/json_checks.hpp"
 #include "util/error.hpp"
 
@@ -160,17 +161,60 @@ Baseline parse_baseline(const ordered_json& document, const std::string& file) {
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::string at = "/cases/" + std::to_string(i);
     const ordered_json& entry = check.object(cases[i], at, "a case object");
-    check.keys(entry, at, {"name", "kernel", "config", "params", "set", "metrics"});
+    check.keys(
+        entry, at,
+        {"name", "kernel", "config", "params", "inputs", "kwargs", "grid", "set", "metrics"});
     BaselineCase item;
     if (!entry.contains("kernel")) check.fail(at, "missing required key \"kernel\"");
     item.request.kernel = check.string(entry["kernel"], at + "/kernel", "a kernel file");
-    item.request.kernel_path = resolve_path(item.request.kernel, base_dir);
+    item.request.kernel_path = nki::with_kernel_file(
+        item.request.kernel, resolve_path(nki::kernel_file(item.request.kernel), base_dir));
     item.request.config = entry.contains("config")
                               ? check.string(entry["config"], at + "/config", "a config")
                               : std::string("trn2");
     item.request.config_path = resolve_config(item.request.config, base_dir);
+    const bool nki_kernel = item.request.is_nki();
+    if (nki_kernel && entry.contains("params")) {
+      check.fail(at + "/params", "'" + item.request.kernel +
+                                     "' is an NKI Python kernel: give its arguments as \"kwargs\" "
+                                     "and its tensors as \"inputs\", not \"params\"");
+    }
+    for (const char* key : {"inputs", "kwargs", "grid"}) {
+      if (!nki_kernel && entry.contains(key)) {
+        check.fail(at + "/" + key,
+                   "'" + item.request.kernel +
+                       "' is a JSON kernel: \"inputs\", \"kwargs\" and \"grid\" are for NKI "
+                       "Python kernels (FILE.py::FUNCTION); a JSON kernel takes \"params\"");
+      }
+    }
     if (entry.contains("params")) {
       item.request.params = read_assignments(check, entry["params"], at + "/params", true);
+    }
+    if (entry.contains("inputs")) {
+      const ordered_json& inputs =
+          check.object(entry["inputs"], at + "/inputs", "an object {NAME: \"DTYPE[SHAPE]\"}");
+      for (const auto& [name, value] : inputs.items()) {
+        const std::string spec_text = check.string(
+            value, at + "/inputs/" + pointer_token(name),
+            "an NKI kernel input: \"DTYPE[D0,D1,..]\" (e.g. \"float32[128,512]\") or a .npy file");
+        item.request.inputs.emplace_back(name, resolve_input(spec_text, base_dir));
+      }
+    }
+    if (entry.contains("kwargs")) {
+      const ordered_json& kwargs =
+          check.object(entry["kwargs"], at + "/kwargs", "an object {NAME: value}");
+      for (const auto& [name, value] : kwargs.items()) {
+        item.request.kwargs.emplace_back(name, python_literal(value));
+      }
+    }
+    if (entry.contains("grid")) {
+      const ordered_json& grid = entry["grid"];
+      if (!(grid.is_number_integer() && grid.get<std::int64_t>() > 0) &&
+          !(grid.is_string() && !grid.get<std::string>().empty())) {
+        check.fail(at + "/grid", "expected a launch grid: a positive integer or \"D0,D1\", found " +
+                                     describe_json(grid));
+      }
+      item.request.grid = value_text(grid);
     }
     if (entry.contains("set")) {
       item.request.sets = read_assignments(check, entry["set"], at + "/set", false);
@@ -178,9 +222,16 @@ Baseline parse_baseline(const ordered_json& document, const std::string& file) {
     if (entry.contains("name")) {
       item.label = check.string(entry["name"], at + "/name", "a case name");
     } else {
-      item.label = fs::path(item.request.kernel).stem().string() + " on " + item.request.config;
-      for (const auto& [name, value] : item.request.params) item.label += " " + name + "=" + value;
-      for (const auto& [key, value] : item.request.sets) item.label += " " + key + "=" + value;
+      const std::size_t function = item.request.kernel.rfind("::");
+      item.label = nki_kernel && function != std::string::npos
+                       ? item.request.kernel.substr(function + 2)
+                       : fs::path(nki::kernel_file(item.request.kernel)).stem().string();
+      item.label += " on " + item.request.config;
+      for (const Assignments* arguments :
+           {&item.request.params, &item.request.inputs, &item.request.kwargs, &item.request.sets}) {
+        for (const auto& [name, value] : *arguments) item.label += " " + name + "=" + value;
+      }
+      if (!item.request.grid.empty()) item.label += " grid=" + item.request.grid;
     }
     if (!entry.contains("metrics")) check.fail(at, "missing required key \"metrics\"");
     const ordered_json& metrics =

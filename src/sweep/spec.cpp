@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <array>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -11,6 +13,7 @@
 
 #include "config/load.hpp"
 #include "config/schema.hpp"
+#include "nki/kernel_reference.hpp"
 #include "sweep/json_checks.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -243,17 +246,48 @@ std::vector<ordered_json> axis_values(const Checker& check, const ordered_json& 
   return {list.begin(), list.end()};
 }
 
+/// A name an NKI kernel's argument can have (a Python identifier).
+void check_argument_name(const Checker& check, const std::string& name,
+                         const std::string& pointer) {
+  bool ok = !name.empty() && !std::isdigit(static_cast<unsigned char>(name.front()));
+  for (const char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (!ok) {
+    check.fail(pointer, "expected an NKI kernel argument name (a Python identifier), found \"" +
+                            name + "\"");
+  }
+}
+
+void check_input_value(const Checker& check, const ordered_json& value,
+                       const std::string& pointer) {
+  if (!value.is_string() || value.get<std::string>().empty()) {
+    check.fail(pointer,
+               "expected an NKI kernel input: \"DTYPE[D0,D1,..]\" (e.g. \"float32[128,512]\") or "
+               "a .npy file, found " +
+                   describe_json(value));
+  }
+}
+
+/// A sweep value of an axis or grid of `target`, checked for its kind.
+void check_axis_value(const Checker& check, AxisTarget target, const ordered_json& value,
+                      const std::string& pointer) {
+  if (target == AxisTarget::kParam) check_param_value(check, value, pointer);
+  if (target == AxisTarget::kInput) check_input_value(check, value, pointer);
+}
+
 Axis parse_axis(const Checker& check, const ordered_json& json, const std::string& pointer) {
   check.object(json, pointer,
                "an axis object: {\"set\": KEY, \"values\"|\"range\"}, {\"param\": NAME, "
-               "\"values\"|\"range\"}, {\"configs\": [...]} or {\"zip\": [axes]}");
-  const int kinds = static_cast<int>(json.contains("set")) +
-                    static_cast<int>(json.contains("param")) +
-                    static_cast<int>(json.contains("configs"));
+               "\"values\"|\"range\"}, {\"kwarg\": NAME, \"values\"|\"range\"}, {\"input\": NAME, "
+               "\"values\"}, {\"configs\": [...]} or {\"zip\": [axes]}");
+  const int kinds =
+      static_cast<int>(json.contains("set")) + static_cast<int>(json.contains("param")) +
+      static_cast<int>(json.contains("kwarg")) + static_cast<int>(json.contains("input")) +
+      static_cast<int>(json.contains("configs"));
   if (kinds != 1) {
     check.fail(pointer,
-               "expected exactly one of \"set\" (a config key), \"param\" (a kernel "
-               "param) or \"configs\" (a list of configs) in an axis");
+               "expected exactly one of \"set\" (a config key), \"param\" (a JSON kernel's "
+               "param), \"kwarg\" or \"input\" (an NKI kernel's argument) or \"configs\" (a "
+               "list of configs) in an axis");
   }
   Axis axis;
   if (json.contains("configs")) {
@@ -272,49 +306,118 @@ Axis parse_axis(const Checker& check, const ordered_json& json, const std::strin
     }
     return axis;
   }
-  const bool is_set = json.contains("set");
-  const std::string what_key = is_set ? "set" : "param";
-  check.keys(json, pointer, {what_key, "values", "range"});
-  axis.target = is_set ? AxisTarget::kConfigKey : AxisTarget::kParam;
-  axis.key = check.string(json[what_key], pointer + "/" + what_key,
-                          is_set ? "a dotted config key" : "a kernel param name");
+  struct Kind {
+    const char* key;
+    AxisTarget target;
+    const char* what;
+  };
+  static constexpr std::array<Kind, 4> kKinds = {{
+      {"set", AxisTarget::kConfigKey, "a dotted config key"},
+      {"param", AxisTarget::kParam, "a kernel param name"},
+      {"kwarg", AxisTarget::kKwarg, "an NKI kernel argument name"},
+      {"input", AxisTarget::kInput, "an NKI kernel input name"},
+  }};
+  const Kind* kind = &kKinds.front();
+  for (const Kind& candidate : kKinds) {
+    if (json.contains(candidate.key)) kind = &candidate;
+  }
+  const std::string what_key = kind->key;
+  if (kind->target == AxisTarget::kInput) {
+    check.keys(json, pointer, {what_key, "values"});
+  } else {
+    check.keys(json, pointer, {what_key, "values", "range"});
+  }
+  axis.target = kind->target;
+  axis.key = check.string(json[what_key], pointer + "/" + what_key, kind->what);
+  if (axis.target == AxisTarget::kKwarg || axis.target == AxisTarget::kInput) {
+    check_argument_name(check, axis.key, pointer + "/" + what_key);
+  }
   axis.values = axis_values(check, json, pointer);
   const std::string values_pointer = pointer + (json.contains("values") ? "/values/" : "/range");
   for (std::size_t i = 0; i < axis.values.size(); ++i) {
     const std::string at =
         json.contains("values") ? values_pointer + std::to_string(i) : values_pointer;
-    if (is_set) {
+    if (axis.target == AxisTarget::kConfigKey) {
       check_config_value(check, config_field(check, axis.key, pointer + "/set"), axis.values[i],
                          at);
     } else {
-      check_param_value(check, axis.values[i], at);
+      check_axis_value(check, axis.target, axis.values[i], at);
     }
   }
   return axis;
 }
 
+/// The "grid" of an NKI kernel entry: "2", "2,2" or an integer, as the --grid text.
+std::string grid_text(const Checker& check, const ordered_json& value, const std::string& pointer) {
+  if (value.is_number_integer() && value.get<std::int64_t>() > 0) return value.dump();
+  if (value.is_string()) {
+    const std::string text = value.get<std::string>();
+    bool ok = !text.empty() && text.front() != ',' && text.back() != ',';
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      const bool digit = std::isdigit(static_cast<unsigned char>(text[i])) != 0;
+      ok = ok && (digit || (text[i] == ',' && text[i - 1] != ','));
+    }
+    if (ok) return text;
+  }
+  check.fail(pointer,
+             "expected a launch grid: a positive integer or \"D0,D1\" (e.g. \"2,2\"), "
+             "found " +
+                 describe_json(value));
+}
+
 SweepKernel parse_kernel(const Checker& check, const ordered_json& json, const std::string& pointer,
                          const fs::path& base_dir) {
   SweepKernel kernel;
-  std::string params_pointer = pointer + "/params";
-  const ordered_json* params = nullptr;
   if (json.is_string()) {
     kernel.file = check.string(json, pointer, "a kernel file");
   } else {
-    check.object(json, pointer, "a kernel file or {\"file\": ..., \"params\": {...}}");
-    check.keys(json, pointer, {"file", "params"});
+    check.object(json, pointer,
+                 "a kernel file, {\"file\": ..., \"params\": {...}} or, for an NKI Python "
+                 "kernel, {\"file\": \"k.py::f\", \"inputs\": {...}, \"kwargs\": {...}, "
+                 "\"grid\": ...}");
+    check.keys(json, pointer, {"file", "params", "inputs", "kwargs", "grid"});
     if (!json.contains("file")) fail_missing(check, pointer, "file");
     kernel.file = check.string(json["file"], pointer + "/file", "a kernel file");
+  }
+  kernel.nki = nki::is_nki_kernel(kernel.file);
+  kernel.path =
+      nki::with_kernel_file(kernel.file, resolve_path(nki::kernel_file(kernel.file), base_dir));
+  const std::size_t function = kernel.file.rfind("::");
+  kernel.label = kernel.nki && function != std::string::npos
+                     ? kernel.file.substr(function + 2)
+                     : fs::path(nki::kernel_file(kernel.file)).stem().string();
+  const std::string file_pointer = pointer + (json.is_string() ? "" : "/file");
+  if (kernel.nki) {
     if (json.contains("params")) {
-      params = &check.object(json["params"], params_pointer, "an object {NAME: value or list}");
+      check.fail(pointer + "/params",
+                 "'" + kernel.file +
+                     "' is an NKI Python kernel: give its arguments as "
+                     "\"kwargs\" and its tensors as \"inputs\", not \"params\"");
+    }
+    if (!std::ifstream(nki::kernel_file(kernel.path))) {
+      check.fail(file_pointer,
+                 "cannot open the kernel file '" + nki::kernel_file(kernel.path) + "'");
+    }
+  } else if (json.is_object()) {
+    for (const char* key : {"inputs", "kwargs", "grid"}) {
+      if (json.contains(key)) {
+        check.fail(pointer + "/" + key,
+                   "'" + kernel.file +
+                       "' is a JSON kernel: \"inputs\", \"kwargs\" and \"grid\" are for NKI Python "
+                       "kernels (FILE.py::FUNCTION); a JSON kernel takes \"params\"");
+      }
     }
   }
-  kernel.path = resolve_path(kernel.file, base_dir);
-  kernel.label = fs::path(kernel.file).stem().string();
-  const std::vector<std::string> declared =
-      declared_params(check, kernel.path, pointer + (json.is_string() ? "" : "/file"));
-  if (params != nullptr) {
-    for (const auto& [name, value] : params->items()) {
+  if (json.is_string()) {
+    if (!kernel.nki) declared_params(check, kernel.path, file_pointer);
+    return kernel;
+  }
+  if (json.contains("params")) {
+    const std::string params_pointer = pointer + "/params";
+    const ordered_json& params =
+        check.object(json["params"], params_pointer, "an object {NAME: value or list}");
+    const std::vector<std::string> declared = declared_params(check, kernel.path, file_pointer);
+    for (const auto& [name, value] : params.items()) {
       const std::string at = params_pointer + "/" + pointer_token(name);
       check_param_name(check, kernel, declared, name, at);
       if (value.is_array()) {
@@ -329,21 +432,60 @@ SweepKernel parse_kernel(const Checker& check, const ordered_json& json, const s
         kernel.fixed_params.emplace_back(name, value_text(value));
       }
     }
+  } else if (!kernel.nki) {
+    declared_params(check, kernel.path, file_pointer);
   }
+  for (const auto& [key, target] :
+       {std::pair{"inputs", AxisTarget::kInput}, std::pair{"kwargs", AxisTarget::kKwarg}}) {
+    if (!json.contains(key)) continue;
+    const std::string arguments_pointer = pointer + "/" + key;
+    const ordered_json& arguments =
+        check.object(json[key], arguments_pointer, "an object {NAME: value or list}");
+    for (const auto& [name, value] : arguments.items()) {
+      const std::string at = arguments_pointer + "/" + pointer_token(name);
+      check_argument_name(check, name, at);
+      if (value.is_array()) {
+        if (value.empty()) check.fail(at, "expected a non-empty list of values");
+        Axis axis{target, name, {value.begin(), value.end()}};
+        for (std::size_t i = 0; i < axis.values.size(); ++i) {
+          check_axis_value(check, target, axis.values[i], at + "/" + std::to_string(i));
+        }
+        kernel.param_grid.push_back(std::move(axis));
+      } else if (target == AxisTarget::kInput) {
+        check_input_value(check, value, at);
+        kernel.fixed_inputs.emplace_back(name, resolve_input(value.get<std::string>(), base_dir));
+      } else {
+        kernel.fixed_kwargs.emplace_back(name, python_literal(value));
+      }
+    }
+  }
+  if (json.contains("grid")) kernel.grid = grid_text(check, json["grid"], pointer + "/grid");
   return kernel;
 }
 
+/// The run arguments that the axes and grids of one point set.
+struct VariedArguments {
+  Assignments params;
+  Assignments inputs;
+  Assignments kwargs;
+  Assignments sets;
+};
+
 void append_value(SweepPoint& point, const Axis& axis, const ordered_json& value,
-                  std::vector<std::pair<std::string, std::string>>& axis_params,
-                  std::vector<std::pair<std::string, std::string>>& axis_sets,
-                  const fs::path& base_dir) {
+                  VariedArguments& varied, const fs::path& base_dir) {
   point.values[axis.key] = value;
   switch (axis.target) {
     case AxisTarget::kConfigKey:
-      axis_sets.emplace_back(axis.key, value_text(value));
+      varied.sets.emplace_back(axis.key, value_text(value));
       break;
     case AxisTarget::kParam:
-      axis_params.emplace_back(axis.key, value_text(value));
+      varied.params.emplace_back(axis.key, value_text(value));
+      break;
+    case AxisTarget::kKwarg:
+      varied.kwargs.emplace_back(axis.key, python_literal(value));
+      break;
+    case AxisTarget::kInput:
+      varied.inputs.emplace_back(axis.key, resolve_input(value.get<std::string>(), base_dir));
       break;
     case AxisTarget::kConfig:
       point.request.config = value.get<std::string>();
@@ -509,21 +651,42 @@ SweepSpec parse_sweep_spec(const ordered_json& document, const std::string& file
                      "'" + key + "' is both fixed here and varied by an axis");
         }
       }
-      if (axis.target == AxisTarget::kParam) {
-        for (std::size_t k = 0; k < spec.kernels.size(); ++k) {
-          const SweepKernel& kernel = spec.kernels[k];
-          const std::string at = spec.kernels.size() == 1 && document.contains("kernel")
-                                     ? std::string("/kernel")
-                                     : "/kernels/" + std::to_string(k);
+      const bool kernel_axis = axis.target == AxisTarget::kParam ||
+                               axis.target == AxisTarget::kKwarg ||
+                               axis.target == AxisTarget::kInput;
+      for (std::size_t k = 0; kernel_axis && k < spec.kernels.size(); ++k) {
+        const SweepKernel& kernel = spec.kernels[k];
+        const std::string at = spec.kernels.size() == 1 && document.contains("kernel")
+                                   ? std::string("/kernel")
+                                   : "/kernels/" + std::to_string(k);
+        if (axis.target == AxisTarget::kParam && kernel.nki) {
+          check.fail("/axes", "'" + axis.key + "' is varied as a param, but kernel '" +
+                                  kernel.file +
+                                  "' is an NKI Python kernel: vary its arguments with "
+                                  "{\"kwarg\": NAME} or {\"input\": NAME}");
+        }
+        if (axis.target != AxisTarget::kParam && !kernel.nki) {
+          check.fail("/axes", "'" + axis.key +
+                                  "' is varied as an NKI kernel argument, but kernel '" +
+                                  kernel.file +
+                                  "' is a JSON kernel: vary its params with {\"param\": NAME}");
+        }
+        if (axis.target == AxisTarget::kParam) {
           check_param_name(check, kernel, declared_params(check, kernel.path, at), axis.key,
                            "/axes");
-          for (const auto& [name, value] : kernel.fixed_params) {
+        }
+        const auto fixed_twice = [&](const Assignments& fixed, const char* key, const char* what) {
+          for (const auto& [name, value] : fixed) {
             if (name == axis.key) {
-              check.fail(at + "/params/" + pointer_token(name),
-                         "param '" + name + "' is both fixed here and varied by an axis");
+              check.fail(
+                  at + "/" + key + "/" + pointer_token(name),
+                  std::string(what) + " '" + name + "' is both fixed here and varied by an axis");
             }
           }
-        }
+        };
+        fixed_twice(kernel.fixed_params, "params", "param");
+        fixed_twice(kernel.fixed_inputs, "inputs", "input");
+        fixed_twice(kernel.fixed_kwargs, "kwargs", "kwarg");
       }
     }
   }
@@ -605,22 +768,25 @@ SweepPoint make_point(const SweepSpec& spec, std::size_t index) {
   point.request.config = spec.config;
   point.request.config_path = spec.config_path;
   if (spec.kernels.size() > 1) point.values["kernel"] = kernel->label;
-  Assignments axis_params;
-  Assignments axis_sets;
+  VariedArguments varied;
   std::size_t d = 0;
   for (const Axis& axis : kernel->param_grid) {
-    append_value(point, axis, axis.values[digits[d++]], axis_params, axis_sets, base_dir);
+    append_value(point, axis, axis.values[digits[d++]], varied, base_dir);
   }
   for (const AxisGroup& group : spec.groups) {
     const std::size_t digit = digits[d++];
-    for (const Axis& axis : group) {
-      append_value(point, axis, axis.values[digit], axis_params, axis_sets, base_dir);
-    }
+    for (const Axis& axis : group) append_value(point, axis, axis.values[digit], varied, base_dir);
   }
-  point.request.params = kernel->fixed_params;
-  point.request.params.insert(point.request.params.end(), axis_params.begin(), axis_params.end());
-  point.request.sets = spec.fixed_sets;
-  point.request.sets.insert(point.request.sets.end(), axis_sets.begin(), axis_sets.end());
+  const auto join = [](const Assignments& fixed, const Assignments& more) {
+    Assignments all = fixed;
+    all.insert(all.end(), more.begin(), more.end());
+    return all;
+  };
+  point.request.params = join(kernel->fixed_params, varied.params);
+  point.request.inputs = join(kernel->fixed_inputs, varied.inputs);
+  point.request.kwargs = join(kernel->fixed_kwargs, varied.kwargs);
+  point.request.grid = kernel->grid;
+  point.request.sets = join(spec.fixed_sets, varied.sets);
   return point;
 }
 

@@ -1,6 +1,7 @@
-// Sweep specs (trnsim-sweep/1, docs/sweeps.md): kernels with fixed params or param grids, a base
-// config with fixed overrides, axes over config keys, kernel params or configs (value lists or
-// ranges, combined as a product or zipped), and the metrics to record. A spec expands into
+// Sweep specs (trnsim-sweep/1, docs/sweeps.md): kernels with fixed params or param grids (JSON
+// kernels) or fixed and gridded inputs and kwargs (NKI Python kernels), a base config with fixed
+// overrides, axes over config keys, kernel params, NKI kwargs and inputs, or configs (value lists
+// or ranges, combined as a product or zipped), and the metrics to record. A spec expands into
 // numbered points in a fixed order, so point i is the same run on every machine and shard.
 // Leaves out running the points (driver.hpp).
 #pragma once
@@ -18,7 +19,9 @@ namespace trnsim::sweep {
 
 enum class AxisTarget {
   kConfigKey,  ///< a --set key, e.g. "dma.fixed_cost_ns"
-  kParam,      ///< a kernel --param, e.g. "T"
+  kParam,      ///< a JSON kernel's --param, e.g. "T"
+  kKwarg,      ///< an NKI kernel's --kwarg, e.g. "T" (values are JSON, passed as Python literals)
+  kInput,      ///< an NKI kernel's --input, e.g. "a" (values "float32[128,512]" or "x.npy")
   kConfig,     ///< the config itself (name or file); key "config"
 };
 
@@ -32,11 +35,16 @@ struct Axis {
 using AxisGroup = std::vector<Axis>;
 
 struct SweepKernel {
-  std::string file;   ///< as written in the spec
+  std::string file;   ///< as written in the spec (an NKI kernel's with its ::FUNCTION)
   std::string path;   ///< resolved
   std::string label;  ///< the "kernel" value when a spec has several kernels
+  bool nki = false;   ///< an NKI Python kernel (inputs, kwargs, grid) rather than JSON (params)
   Assignments fixed_params;
-  std::vector<Axis> param_grid;  ///< params given as lists: a product, outside the axes
+  Assignments fixed_inputs;  ///< .npy paths resolved
+  Assignments fixed_kwargs;  ///< Python literals
+  std::string grid;
+  /// Params, inputs and kwargs given as lists: a product, outside the axes.
+  std::vector<Axis> param_grid;
 };
 
 struct SweepSpec {

@@ -1,7 +1,8 @@
-// Worker processes: runs command lines as child processes (fork/exec), at most `parallel` at a
-// time, captures their stdout and stderr, and reports each as it ends. A simulation runs in its
-// own process because SystemC elaborates once per process. Children die with the parent
-// (PR_SET_PDEATHSIG), so a killed sweep leaves no orphans. Leaves out what the commands mean.
+// Worker processes: runs command lines as child processes (util/child_process.hpp), at most
+// `parallel` at a time, captures their stdout and stderr, and reports each as it ends. A
+// simulation runs in its own process because SystemC elaborates once per process. Children die
+// with the parent (PR_SET_PDEATHSIG), so a killed sweep leaves no orphans. Leaves out what the
+// commands mean.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "util/child_process.hpp"
+
 namespace trnsim::sweep {
 
 struct WorkerTask {
@@ -17,13 +20,8 @@ struct WorkerTask {
   std::vector<std::string> argv;  ///< argv[0] is the executable's path
 };
 
-struct WorkerOutcome {
-  int exit_code = -1;      ///< exit status when the child exited, else -1
-  int signal = 0;          ///< the signal that ended the child, else 0
-  bool timed_out = false;  ///< killed after WorkerOptions::timeout_s
-  std::string out;         ///< everything the child wrote on stdout
-  std::string err;         ///< everything the child wrote on stderr
-};
+/// How a worker ended and what it wrote (util::ChildOutcome).
+using WorkerOutcome = util::ChildOutcome;
 
 struct WorkerOptions {
   unsigned parallel = 1;  ///< children running at once (>= 1)
@@ -51,13 +49,13 @@ class InterruptGuard {
   static bool interrupted();
 };
 
-/// Absolute path of the running executable (/proc/self/exe), to start workers of the same build.
-std::string self_executable();
+/// Absolute path of the running executable, to start workers of the same build.
+using util::self_executable;
 
 /// Worker parallelism from a -j value: 0 means one per hardware thread.
 unsigned resolve_parallelism(unsigned requested);
 
 /// "exited with code 3", "killed by signal 9 (Killed)", "timed out after 60 s".
-std::string describe_outcome(const WorkerOutcome& outcome, double timeout_s);
+using util::describe_outcome;
 
 }  // namespace trnsim::sweep
