@@ -15,8 +15,20 @@ namespace {
 using Params = std::vector<std::pair<std::string, std::string>>;
 
 RunSpec make_run(std::string kernel, std::string config, Params params = {}) {
-  return RunSpec{std::move(kernel), std::move(config), std::move(params)};
+  return RunSpec{std::move(kernel), std::move(config), std::move(params), {}, {}};
 }
+
+/// A run of the NKI Python version of an example (examples/nki/), the same kernel as its JSON
+/// twin written as users write kernels and lowered by the front end.
+RunSpec make_nki_run(const std::string& kernel, std::string config, Params inputs,
+                     Params kwargs = {}) {
+  return RunSpec{"../nki/" + kernel, std::move(config), {}, std::move(inputs), std::move(kwargs)};
+}
+
+const Params kT1Inputs = {{"lhsT", "bfloat16[8192,4096]"}, {"rhs", "bfloat16[8192,8192]"}};
+const Params kT2Inputs = {
+    {"x", "float32[4096,8192]"}, {"gamma", "float32[8192]"}, {"beta", "float32[8192]"}};
+const Params kT3AddInputs = {{"a", "float32[256000]"}, {"b", "float32[256000]"}};
 
 double kernel_us(const RunResults& results, const RunSpec& run) {
   return results.value(run, "/time/kernel_ns") / 1e3;
@@ -70,7 +82,19 @@ void add_t1(std::vector<Row>& rows) {
       {"matmul_t1_v3_blocked.json", "v3 blocked free dims", 22.07},
       {"matmul_t1_v4_optimized.json", "v4 fully optimised", 6.97},
   };
+  const std::vector<const char*> nki_functions = {"matmul_v1_tiled", "matmul_v2_hoisted",
+                                                  "matmul_v3_blocked", "matmul_v4_optimized"};
   std::vector<RunSpec> runs;
+  for (std::size_t i = 0; i < versions.size(); ++i) {
+    const Version& version = versions[i];
+    const RunSpec nki = make_nki_run(std::string("matmul_t1.py::") + nki_functions[i], "trn1",
+                                     kT1Inputs);
+    rows.push_back(single(
+        "T1", std::string(version.name) + " (NKI Python): kernel time", hardware,
+        fmt::format("{:.2f} ms", version.published_ms), version.published_ms, "ms", 2,
+        Check::relative(0.15), nki,
+        [](const RunResults& results, const RunSpec& r) { return kernel_us(results, r) / 1e3; }));
+  }
   for (const Version& version : versions) {
     const RunSpec run = make_run(version.file, "trn1");
     runs.push_back(run);
@@ -149,6 +173,12 @@ void add_t2(std::vector<Row>& rows) {
                         Check::relative(0.20), v1, time_us));
   rows.push_back(single("T2", "v2 [4096, 8192]: kernel time", hardware, "1969 us", 1969, "us", 0,
                         Check::relative(0.20), v2, time_us));
+  rows.push_back(single("T2", "v1 (NKI Python): kernel time", hardware, "2311 us", 2311, "us", 0,
+                        Check::relative(0.20),
+                        make_nki_run("layernorm.py::layernorm_v1", "trn1", kT2Inputs), time_us));
+  rows.push_back(single("T2", "v2 (NKI Python): kernel time", hardware, "1969 us", 1969, "us", 0,
+                        Check::relative(0.20),
+                        make_nki_run("layernorm.py::layernorm_v2", "trn1", kT2Inputs), time_us));
   Row speedup;
   speedup.target = "T2";
   speedup.measure = "v2 faster than v1 by (1 - v2/v1)";
@@ -183,6 +213,19 @@ void add_t3(std::vector<Row>& rows) {
                         27.86, "us", 2, Check::relative(0.20), add1000, total_us));
   rows.push_back(single("T3", "transpose 1024x1024 on TensorE: total incl. launch", hardware,
                         "46.85 us", 46.85, "us", 2, Check::relative(0.20), transpose, total_us));
+  rows.back().known_miss = kDescriptorBound;
+  rows.push_back(single("T3", "vector add FREE_DIM 2000 (NKI Python): total incl. launch",
+                        hardware, "28.36 us", 28.36, "us", 2, Check::relative(0.20),
+                        make_nki_run("cs149_t3.py::vector_add", "trn2", kT3AddInputs), total_us));
+  rows.push_back(single("T3", "vector add FREE_DIM 1000 (NKI Python): total incl. launch",
+                        hardware, "27.86 us", 27.86, "us", 2, Check::relative(0.20),
+                        make_nki_run("cs149_t3.py::vector_add", "trn2", kT3AddInputs,
+                                     {{"free_dim", "1000"}}),
+                        total_us));
+  rows.push_back(single("T3", "transpose 1024x1024 (NKI Python): total incl. launch", hardware,
+                        "46.85 us", 46.85, "us", 2, Check::relative(0.20),
+                        make_nki_run("cs149_t3.py::transpose", "trn2", {{"x", "float32[1024,1024]"}}),
+                        total_us));
   rows.back().known_miss = kDescriptorBound;
   rows.push_back(single("T3", "vector add FREE_DIM 2000: DMA transfers", hardware, "3", 3, "", 0,
                         Check::relative(0), add2000, transfers));
@@ -356,6 +399,8 @@ void add_t5(std::vector<Row>& rows) {
 std::string RunSpec::key() const {
   std::string out = kernel + "@" + config;
   for (const auto& [name, value] : params) out += " " + name + "=" + value;
+  for (const auto& [name, value] : inputs) out += " " + name + "=" + value;
+  for (const auto& [name, value] : kwargs) out += " " + name + "=" + value;
   return out;
 }
 

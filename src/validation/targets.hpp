@@ -15,11 +15,14 @@
 
 namespace trnsim::validation {
 
-/// One simulation: an example kernel on a built-in config.
+/// One simulation: an example kernel on a built-in config. A JSON kernel is a file of
+/// examples/kernels/; an NKI Python kernel is "../nki/FILE.py::FUNCTION" relative to it.
 struct RunSpec {
   std::string kernel;                                       ///< file in examples/kernels/
   std::string config;                                       ///< built-in config name
   std::vector<std::pair<std::string, std::string>> params;  ///< --param NAME=VALUE, in order
+  std::vector<std::pair<std::string, std::string>> inputs;  ///< NKI: --input NAME=SPEC
+  std::vector<std::pair<std::string, std::string>> kwargs;  ///< NKI: --kwarg NAME=VALUE
 
   /// "kernel.json@trn2 N=4 F=8": identifies the run (equal keys share one simulation).
   std::string key() const;

@@ -36,7 +36,8 @@ Report run_validation(const ValidateOptions& options, std::ostream& log) {
   std::vector<sweep::RunRequest> requests;
   for (const RunSpec& run : runs) {
     const std::filesystem::path path = std::filesystem::path(options.kernels_dir) / run.kernel;
-    if (!std::filesystem::exists(path)) {
+    const std::string file = run.kernel.substr(0, run.kernel.find("::"));
+    if (!std::filesystem::exists(std::filesystem::path(options.kernels_dir) / file)) {
       throw InputError(path.string(),
                        "example kernel not found (pass the examples/kernels directory with "
                        "--kernels)");
@@ -47,6 +48,8 @@ Report run_validation(const ValidateOptions& options, std::ostream& log) {
     request.config = run.config;
     request.config_path = run.config;
     request.params = run.params;
+    request.inputs = run.inputs;
+    request.kwargs = run.kwargs;
     request.sets = options.sets;
     requests.push_back(std::move(request));
   }

@@ -51,10 +51,20 @@ def main(argv=None):
             if name in inputs:
                 raise UsageError(f"--input {name} is given twice")
             inputs[name] = (dtype, shape)
-        kwargs = dict(driver.parse_kwarg(text) for text in args.kwarg)
+        kwargs = {}
+        for text in args.kwarg:
+            name, value = driver.parse_kwarg(text)
+            if name in kwargs:
+                raise UsageError(f"--kwarg {name} is given twice")
+            kwargs[name] = value
         grid = driver.parse_grid(args.grid)
         display = path
-        doc, info = driver.trace_kernel(path, func, inputs, kwargs, grid, target)
+        stdout = sys.stdout
+        sys.stdout = sys.stderr  # what the kernel prints is not part of the lowered JSON
+        try:
+            doc, info = driver.trace_kernel(path, func, inputs, kwargs, grid, target)
+        finally:
+            sys.stdout = stdout
         text = emit.dumps(doc)
         if args.output:
             tmp = args.output + ".tmp"
