@@ -451,9 +451,10 @@ def emit(op, engine, operands, attrs=None, source=None, accumulating=()):
 
 
 def _same_shape(a, b):
-    sa = tuple(s for s in a.shape if s != 1)
-    sb = tuple(s for s in b.shape if s != 1)
-    return sa == sb
+    sa, sb = a.shape, b.shape
+    if sa == sb:
+        return True
+    return tuple([s for s in sa if s != 1]) == tuple([s for s in sb if s != 1])
 
 
 def check_match(a, b, what):

@@ -346,7 +346,7 @@ class Tensor:
     # --- attributes NKI exposes -----------------------------------------------------------------
     @property
     def shape(self):
-        return tuple(size for _, size in self.axes)
+        return tuple([a[1] for a in self.axes])
 
     @property
     def ndim(self):

@@ -196,6 +196,7 @@ class Tracer:
         self.instructions = 0
         self._code_is_user = {}
         self._display = {}
+        self._assigned = {}
         self.uses_classic = False
         self.uses_new = False
         self.constants = {}  # shared constants (e.g. the ones row for partition broadcasts)
@@ -244,8 +245,13 @@ class Tracer:
 
     def assigned_name(self, location):
         """The variable a source line assigns to (``acc = nl.zeros(...)`` -> "acc"), or None."""
-        match = _ASSIGN_RE.match(self.source_line(location))
-        return match.group(1) if match else None
+        key = location[:2]
+        name = self._assigned.get(key, False)
+        if name is False:
+            match = _ASSIGN_RE.match(self.source_line(location))
+            name = match.group(1) if match else None
+            self._assigned[key] = name
+        return name
 
     # --- records --------------------------------------------------------------------------------
     def next_seq(self):

@@ -1,7 +1,8 @@
 """Every kernel of examples/nki (listed in examples/nki/examples.json):
 
 - traces to its golden lowered JSON (tests/nki/golden/, byte for byte: the trace is
-  deterministic); TRNSIM_REGEN_GOLDEN=1 rewrites the golden files instead;
+  deterministic; with the entry's golden_inputs when it has them); TRNSIM_REGEN_GOLDEN=1
+  rewrites the golden files instead;
 - has the same instruction counts (in total and per op), matmul FLOPs and HBM bytes as its JSON
   twin in examples/kernels, as `trnsim check` reports them on the example's generation.
 
@@ -30,9 +31,10 @@ def golden_name(entry):
     return name + ".json"
 
 
-def nki_arguments(entry):
+def nki_arguments(entry, golden=False):
     args = [os.path.join("examples", "nki", entry["kernel"]), "--config", entry["config"]]
-    for name, spec in entry["inputs"].items():
+    inputs = entry.get("golden_inputs", entry["inputs"]) if golden else entry["inputs"]
+    for name, spec in inputs.items():
         args += ["--input", f"{name}={spec}"]
     for name, value in entry.get("kwargs", {}).items():
         args += ["--kwarg", f"{name}={value}"]
@@ -54,10 +56,8 @@ class Examples(unittest.TestCase):
     def test_golden_traces(self):
         regen = os.environ.get("TRNSIM_REGEN_GOLDEN") == "1"
         for entry in manifest():
-            if not entry.get("golden", True):
-                continue
             with self.subTest(kernel=entry["kernel"], kwargs=entry.get("kwargs")):
-                text = self.trnsim("nki", "trace", *nki_arguments(entry))
+                text = self.trnsim("nki", "trace", *nki_arguments(entry, golden=True))
                 path = os.path.join(GOLDEN, golden_name(entry))
                 if regen:
                     os.makedirs(GOLDEN, exist_ok=True)
