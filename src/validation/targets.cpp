@@ -87,8 +87,8 @@ void add_t1(std::vector<Row>& rows) {
   std::vector<RunSpec> runs;
   for (std::size_t i = 0; i < versions.size(); ++i) {
     const Version& version = versions[i];
-    const RunSpec nki = make_nki_run(std::string("matmul_t1.py::") + nki_functions[i], "trn1",
-                                     kT1Inputs);
+    const RunSpec nki =
+        make_nki_run(std::string("matmul_t1.py::") + nki_functions[i], "trn1", kT1Inputs);
     rows.push_back(single(
         "T1", std::string(version.name) + " (NKI Python): kernel time", hardware,
         fmt::format("{:.2f} ms", version.published_ms), version.published_ms, "ms", 2,
@@ -214,18 +214,18 @@ void add_t3(std::vector<Row>& rows) {
   rows.push_back(single("T3", "transpose 1024x1024 on TensorE: total incl. launch", hardware,
                         "46.85 us", 46.85, "us", 2, Check::relative(0.20), transpose, total_us));
   rows.back().known_miss = kDescriptorBound;
-  rows.push_back(single("T3", "vector add FREE_DIM 2000 (NKI Python): total incl. launch",
-                        hardware, "28.36 us", 28.36, "us", 2, Check::relative(0.20),
+  rows.push_back(single("T3", "vector add FREE_DIM 2000 (NKI Python): total incl. launch", hardware,
+                        "28.36 us", 28.36, "us", 2, Check::relative(0.20),
                         make_nki_run("cs149_t3.py::vector_add", "trn2", kT3AddInputs), total_us));
-  rows.push_back(single("T3", "vector add FREE_DIM 1000 (NKI Python): total incl. launch",
-                        hardware, "27.86 us", 27.86, "us", 2, Check::relative(0.20),
-                        make_nki_run("cs149_t3.py::vector_add", "trn2", kT3AddInputs,
-                                     {{"free_dim", "1000"}}),
-                        total_us));
-  rows.push_back(single("T3", "transpose 1024x1024 (NKI Python): total incl. launch", hardware,
-                        "46.85 us", 46.85, "us", 2, Check::relative(0.20),
-                        make_nki_run("cs149_t3.py::transpose", "trn2", {{"x", "float32[1024,1024]"}}),
-                        total_us));
+  rows.push_back(
+      single("T3", "vector add FREE_DIM 1000 (NKI Python): total incl. launch", hardware,
+             "27.86 us", 27.86, "us", 2, Check::relative(0.20),
+             make_nki_run("cs149_t3.py::vector_add", "trn2", kT3AddInputs, {{"free_dim", "1000"}}),
+             total_us));
+  rows.push_back(single(
+      "T3", "transpose 1024x1024 (NKI Python): total incl. launch", hardware, "46.85 us", 46.85,
+      "us", 2, Check::relative(0.20),
+      make_nki_run("cs149_t3.py::transpose", "trn2", {{"x", "float32[1024,1024]"}}), total_us));
   rows.back().known_miss = kDescriptorBound;
   rows.push_back(single("T3", "vector add FREE_DIM 2000: DMA transfers", hardware, "3", 3, "", 0,
                         Check::relative(0), add2000, transfers));

@@ -1,8 +1,8 @@
 // The `trnsim` commands shown in README.md, examples/README.md, docs/kernel-format.md,
-// docs/outputs.md and docs/nki-frontend.md (lines of ```sh blocks that start with "trnsim ", continued on the next line
-// after a trailing " \"; a trailing "# comment" is dropped) run from a scratch directory that
-// sees the source tree's examples/ and tests/, and exit 0. Files they write stay in the scratch
-// directory.
+// docs/outputs.md and docs/nki-frontend.md (lines of ```sh blocks that start with "trnsim ",
+// continued on the next line after a trailing " \"; a trailing "# comment" is dropped) run from a
+// scratch directory that sees the source tree's examples/ and tests/, and exit 0. Files they write
+// stay in the scratch directory.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -54,9 +54,8 @@ std::vector<DocCommand> commands_in(const std::string& relative) {
 
 std::vector<DocCommand> all_commands() {
   std::vector<DocCommand> commands;
-  for (const char* file :
-       {"README.md", "examples/README.md", "docs/kernel-format.md", "docs/outputs.md",
-        "docs/nki-frontend.md"}) {
+  for (const char* file : {"README.md", "examples/README.md", "docs/kernel-format.md",
+                           "docs/outputs.md", "docs/nki-frontend.md"}) {
     const std::vector<DocCommand> found = commands_in(file);
     commands.insert(commands.end(), found.begin(), found.end());
   }

@@ -68,8 +68,8 @@ TEST(CalibrationRows, CoverEveryTargetAndReadExistingExamples) {
       } else {
         EXPECT_NE(find_example(run.kernel), nullptr) << run.key();
       }
-      EXPECT_TRUE(std::filesystem::exists(std::string(TRNSIM_SOURCE_DIR) + "/examples/kernels/" +
-                                          file))
+      EXPECT_TRUE(
+          std::filesystem::exists(std::string(TRNSIM_SOURCE_DIR) + "/examples/kernels/" + file))
           << run.key();
       const auto names = config::builtin_config_names();
       EXPECT_NE(std::find(names.begin(), names.end(), run.config), names.end()) << run.key();
