@@ -1,7 +1,6 @@
 #include "cli/kernel_loading.hpp"
 
 #include <fstream>
-#include <iterator>
 
 #include "core/stream_source.hpp"
 #include "kernel/parse.hpp"
@@ -10,6 +9,24 @@
 #include "util/hash.hpp"
 
 namespace trnsim::cli {
+namespace {
+
+/// The bytes of an open stream, read in large blocks (a kernel may be tens of megabytes).
+std::string read_all(std::istream& in) {
+  constexpr std::size_t kBlockBytes = std::size_t{1} << 20;
+  std::string text;
+  std::size_t size = 0;
+  while (in) {
+    text.resize(size + kBlockBytes);
+    in.read(text.data() + size, static_cast<std::streamsize>(kBlockBytes));
+    size += static_cast<std::size_t>(in.gcount());
+  }
+  text.resize(size);
+  text.shrink_to_fit();
+  return text;
+}
+
+}  // namespace
 
 void add_kernel_arguments(CLI::App& command, KernelArguments& arguments) {
   command.add_option("KERNEL", arguments.kernel_path, "Kernel JSON file (trnsim-kernel/1)")
@@ -32,7 +49,7 @@ LoadedKernel load_kernel(const KernelArguments& arguments) {
   if (!file) {
     throw InputError(arguments.kernel_path, "cannot open the kernel file");
   }
-  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::string text = read_all(file);
   kernel::ParseOptions options;
   std::uint64_t hash = util::fnv1a64(text);
   for (const std::string& assignment : arguments.params) {

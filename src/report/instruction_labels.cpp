@@ -70,7 +70,9 @@ const InstructionLabels::StatementText& InstructionLabels::statement(std::uint32
       statement.instruction < program_.instructions.size()) {
     const kernel::InstructionSpec& spec = program_.instructions[statement.instruction];
     for (std::size_t slot = 0; slot < kernel::kSlotCount; ++slot) {
-      text.operand_keys[slot] = spec.operands[slot].key;
+      if (spec.has(static_cast<Slot>(slot))) {
+        text.operand_keys[slot] = kernel::operand_key(spec.opcode, static_cast<Slot>(slot));
+      }
     }
   }
   return text;
