@@ -178,7 +178,9 @@ const std::vector<OpSpec>& op_specs() {
          {"op1", K::kAlu, false, Slot::kDst},
          {"operand1", K::kOperandOrNumber, false, Slot::kAux1},
          {"reverse0", K::kBool, false, Slot::kDst},
-         {"reverse1", K::kBool, false, Slot::kDst}});
+         {"reverse1", K::kBool, false, Slot::kDst},
+         {"reduce_dst", K::kOperand, false, Slot::kReduceDst},
+         {"reduce_op", K::kAlu, false, Slot::kDst}});
     set(Opcode::kScalarTensorTensor, {Engine::kVector},
         {dst,
          {"data", K::kOperand, true, Slot::kSrc},
@@ -837,6 +839,7 @@ class ProgramParser {
                        "tensor_scalar needs op1 and operand1 together (found only " +
                            std::string(spec.op1 == AluOp::kNone ? "operand1" : "op1") + ")");
     }
+    if (spec.opcode == Opcode::kTensorScalar) check_tensor_scalar_reduce(spec, index);
     if (spec.opcode == Opcode::kAllReduce || spec.opcode == Opcode::kAllGather ||
         spec.opcode == Opcode::kReduceScatter || spec.opcode == Opcode::kAllToAll) {
       if (spec.alu == AluOp::kNone) spec.alu = AluOp::kAdd;
@@ -907,6 +910,32 @@ class ProgramParser {
     return id;
   }
 
+  /// tensor_scalar's `reduce_dst` / `reduce_op` (NKI tensor_scalar_reduce): vector engine only,
+  /// reduce_op one of add, multiply, max, min (default add), and only with reduce_dst.
+  void check_tensor_scalar_reduce(InstructionSpec& spec, std::uint32_t statement) const {
+    if (!spec.has(Slot::kReduceDst)) {
+      if (spec.reduce_op != AluOp::kNone) {
+        throw InputError(program_.location(statement, "/reduce_op"),
+                         "tensor_scalar: reduce_op needs reduce_dst (the [P, 1] result of the "
+                         "free-axis reduction)");
+      }
+      return;
+    }
+    if (spec.engine != Engine::kVector) {
+      throw InputError(program_.location(statement, "/reduce_dst"),
+                       "tensor-scalar-reduce: a tensor_scalar with reduce_dst runs on the vector "
+                       "engine only (NKI tensor_scalar_reduce), found engine '" +
+                           std::string(engine_name(spec.engine)) + "'");
+    }
+    if (spec.reduce_op == AluOp::kNone) spec.reduce_op = AluOp::kAdd;
+    if (spec.reduce_op != AluOp::kAdd && spec.reduce_op != AluOp::kMultiply &&
+        spec.reduce_op != AluOp::kMax && spec.reduce_op != AluOp::kMin) {
+      throw InputError(program_.location(statement, "/reduce_op"),
+                       "tensor_scalar reduces with add, multiply, max or min, found '" +
+                           std::string(alu_op_name(spec.reduce_op)) + "'");
+    }
+  }
+
   template <typename Enum>
   Enum parse_enum(const Json& value, const std::string& location, const std::string& what,
                   std::optional<Enum> (*from_name)(std::string_view),
@@ -975,6 +1004,7 @@ class ProgramParser {
         if (key == "alu") spec.alu = op;
         if (key == "op0") spec.op0 = op;
         if (key == "op1") spec.op1 = op;
+        if (key == "reduce_op") spec.reduce_op = op;
         return;
       }
       case AttrKind::kFunc:

@@ -133,6 +133,8 @@ struct InstructionSpec {
   AluOp alu = AluOp::kNone;
   AluOp op0 = AluOp::kNone;
   AluOp op1 = AluOp::kNone;
+  /// tensor_scalar with reduce_dst: how the result is reduced along the free axis.
+  AluOp reduce_op = AluOp::kNone;
   ActivationFunc func = ActivationFunc::kCopy;
   CompareOp cmp = CompareOp::kGe;
   DgeMode dge = DgeMode::kNone;

@@ -656,7 +656,7 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
   }
 
   // Attributes.
-  out.alu = spec.alu;
+  out.alu = spec.opcode == Opcode::kTensorScalar ? spec.reduce_op : spec.alu;
   out.op0 = spec.op0;
   out.op1 = spec.op1;
   out.func = spec.func;

@@ -578,6 +578,7 @@ void validate_instruction(const PreparedKernel& kernel, const Instruction& inst,
       check_match(c, inst, Slot::kDst, Slot::kSrc);
       check_column(c, inst, Slot::kAux0, partitions);
       check_column(c, inst, Slot::kAux1, partitions);
+      check_column(c, inst, Slot::kReduceDst, partitions);
       break;
     case Opcode::kTensorReduce:
       check_reduce(c, inst);
