@@ -23,7 +23,8 @@ class InstructionStream {
   /// The stream of core `pid` (0 <= pid < kernel.cores). `kernel` must outlive the stream.
   /// Throws InputError when a per-core param cannot be evaluated.
   InstructionStream(const PreparedKernel& kernel, std::uint32_t pid);
-  InstructionStream(const InstructionStream&) = delete;  // holds pointers into its own specs_
+  // Memos hold pointers into the stream's own bound expressions.
+  InstructionStream(const InstructionStream&) = delete;
   InstructionStream& operator=(const InstructionStream&) = delete;
 
   /// Writes the next dynamic instruction into `out` and returns true, or returns false at the
