@@ -888,9 +888,10 @@ class ProgramParser {
   std::uint32_t add_attributes(InstructionAttributes&& attributes, bool use_loops) {
     std::string key;
     if (!use_loops) {
-      const auto add = [&key](const std::string& text) {
+      const auto add = [&key](const std::string& text) {  // length-prefixed: unambiguous
+        key += std::to_string(text.size());
+        key += ':';
         key += text;
-        key += '\x1f';
       };
       for_each_attribute_expr(attributes, [&](const Expr& expr) { add(expr.text()); });
       for (const ScalarSpec* scalar : {&attributes.scale, &attributes.bias, &attributes.operand0,
