@@ -2,7 +2,6 @@
 
 #include <fstream>
 #include <iostream>
-#include <iterator>
 
 #include "core/stream_source.hpp"
 #include "kernel/parse.hpp"
@@ -13,6 +12,24 @@
 #include "util/hash.hpp"
 
 namespace trnsim::cli {
+namespace {
+
+/// The bytes of an open stream, read in large blocks (a kernel may be tens of megabytes).
+std::string read_all(std::istream& in) {
+  constexpr std::size_t kBlockBytes = std::size_t{1} << 20;
+  std::string text;
+  std::size_t size = 0;
+  while (in) {
+    text.resize(size + kBlockBytes);
+    in.read(text.data() + size, static_cast<std::streamsize>(kBlockBytes));
+    size += static_cast<std::size_t>(in.gcount());
+  }
+  text.resize(size);
+  text.shrink_to_fit();
+  return text;
+}
+
+}  // namespace
 
 void add_nki_arguments(CLI::App& command, nki::NkiArguments& arguments) {
   command
@@ -71,7 +88,7 @@ LoadedKernel load_kernel(const KernelArguments& arguments, int verbosity) {
     if (!file) {
       throw InputError(arguments.kernel_path, "cannot open the kernel file");
     }
-    text.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+    text = read_all(file);
   }
   kernel::ParseOptions options;
   std::uint64_t hash = util::fnv1a64(text);

@@ -418,10 +418,50 @@ void emit(const Node& node, std::vector<Expr::Op>& code, std::vector<std::uint32
 
 }  // namespace
 
+Expr::Expr(const Expr& other)
+    : kind_(other.kind_),
+      final_op_(other.final_op_),
+      text_is_value_(other.text_is_value_),
+      slot_(other.slot_),
+      constant_(other.constant_),
+      final_operand_(other.final_operand_),
+      detail_(other.detail_ ? std::make_unique<Detail>(*other.detail_) : nullptr) {}
+
+Expr& Expr::operator=(const Expr& other) {
+  if (this != &other) *this = Expr(other);
+  return *this;
+}
+
+Expr::Detail& Expr::detail() {
+  if (!detail_) detail_ = std::make_unique<Detail>();
+  return *detail_;
+}
+
+std::string Expr::text() const {
+  if (detail_) return detail_->text;
+  return text_is_value_ ? std::to_string(constant_) : std::string();
+}
+
+const std::vector<std::uint32_t>& Expr::slots() const {
+  static const std::vector<std::uint32_t> kNone;
+  return detail_ ? detail_->slots : kNone;
+}
+
+void Expr::set_text(std::string text) {
+  if (kind_ == Kind::kConstant && (!detail_ || detail_->slots.empty()) &&
+      text == std::to_string(constant_)) {
+    detail_.reset();
+    text_is_value_ = true;
+    return;
+  }
+  text_is_value_ = false;
+  detail().text = std::move(text);
+}
+
 Expr Expr::constant(std::int64_t value) {
   Expr expr;
   expr.constant_ = value;
-  expr.text_ = std::to_string(value);
+  expr.text_is_value_ = true;
   return expr;
 }
 
@@ -433,43 +473,63 @@ Expr Expr::compile(std::string_view text, const Scope& scope, const std::string&
     throw InputError(where, ExprEvalError{error}.describe(std::string(text)));
   }
   Expr expr;
-  expr.text_ = std::string(text);
   if (root->code == OpCode::kConst) {
     expr.kind_ = Kind::kConstant;
     expr.constant_ = root->value;
+    expr.set_text(std::string(text));
     return expr;
   }
+  Detail& detail = expr.detail();
+  detail.text = std::string(text);
   if (root->code == OpCode::kSlot) {
     expr.kind_ = Kind::kSlot;
     expr.slot_ = static_cast<std::uint32_t>(root->value);
-    expr.slots_.push_back(expr.slot_);
+    detail.slots.push_back(expr.slot_);
     return expr;
   }
   expr.kind_ = Kind::kCode;
-  emit(*root, expr.code_, expr.slots_, 0, expr.stack_depth_);
-  std::sort(expr.slots_.begin(), expr.slots_.end());
-  expr.slots_.erase(std::unique(expr.slots_.begin(), expr.slots_.end()), expr.slots_.end());
+  emit(*root, detail.code, detail.slots, 0, detail.stack_depth);
+  std::sort(detail.slots.begin(), detail.slots.end());
+  detail.slots.erase(std::unique(detail.slots.begin(), detail.slots.end()), detail.slots.end());
   constexpr std::uint32_t kMaxStack = 64;
-  if (expr.stack_depth_ > kMaxStack) {
+  if (detail.stack_depth > kMaxStack) {
     throw InputError(where, "in expression '" + std::string(text) + "': nested too deeply");
   }
   return expr;
 }
 
-std::int64_t Expr::eval_affine_op(const std::int64_t* env) const {
-  const std::int64_t value = eval_affine(env);
-  std::int64_t out = 0;
-  ExprEvalError::Kind error{};
-  if (!checked_binary(final_op_, value, final_operand_, out, error)) throw ExprEvalError{error};
-  return out;
+std::int64_t Expr::eval_affine(const std::int64_t* env) const {
+  const Detail& detail = *detail_;
+  std::int64_t value = constant_;
+  for (std::uint8_t i = 0; i < detail.affine_terms; ++i) {
+    std::int64_t term = 0;
+    if (__builtin_mul_overflow(detail.affine_coefs[i], env[detail.affine_slots[i]], &term) ||
+        __builtin_add_overflow(value, term, &value)) {
+      throw ExprEvalError{ExprEvalError::Kind::kOverflow};
+    }
+  }
+  return value;
+}
+
+std::int64_t Expr::eval_out_of_line(const std::int64_t* env) const {
+  if (kind_ == Kind::kAffine) return eval_affine(env);
+  if (kind_ == Kind::kAffineOp) {
+    const std::int64_t value = eval_affine(env);
+    std::int64_t out = 0;
+    ExprEvalError::Kind error{};
+    if (!checked_binary(final_op_, value, final_operand_, out, error)) throw ExprEvalError{error};
+    return out;
+  }
+  return run(env);
 }
 
 std::int64_t Expr::run(const std::int64_t* env) const {
   std::array<std::int64_t, 64> stack;
   std::size_t top = 0;  // number of values on the stack
-  const std::size_t size = code_.size();
+  const std::vector<Op>& code = detail_->code;
+  const std::size_t size = code.size();
   for (std::size_t pc = 0; pc < size; ++pc) {
-    const Op& op = code_[pc];
+    const Op& op = code[pc];
     switch (op.code) {
       case OpCode::kConst:
         stack[top++] = op.operand;
@@ -585,22 +645,22 @@ bool Expr::slot_op_cannot_fail(OpCode code, std::int64_t operand) {
 }
 
 Expr Expr::bind_mask(const std::int64_t* env, const std::vector<bool>& known) const {
-  if (kind_ == Kind::kConstant) return *this;
+  // Only compiled forms are bound: a constant stays, and bound forms are already specialised.
+  if (kind_ != Kind::kSlot && kind_ != Kind::kCode) return *this;
   auto is_known = [&known](std::uint32_t slot) { return slot < known.size() && known[slot]; };
   if (kind_ == Kind::kSlot) {
     if (!is_known(slot_)) return *this;
-    Expr out = *this;
-    out.kind_ = Kind::kConstant;
+    Expr out;
     out.constant_ = env[slot_];
-    out.slots_.clear();
+    out.set_text(detail_->text);
     return out;
   }
-  if (kind_ == Kind::kAffine) return *this;
+  const std::vector<Op>& code = detail_->code;
   std::vector<Affine> stack;
   // An affine form combined with a constant by the last operator: kAffineOp.
   std::optional<Op> final_op;
-  for (std::size_t pc = 0; pc < code_.size(); ++pc) {
-    const Op& op = code_[pc];
+  for (std::size_t pc = 0; pc < code.size(); ++pc) {
+    const Op& op = code[pc];
     switch (op.code) {
       case OpCode::kConst: {
         Affine a;
@@ -664,7 +724,7 @@ Expr Expr::bind_mask(const std::int64_t* env, const std::vector<bool>& known) co
         ExprEvalError::Kind error{};
         if (a.constant() && b.constant() && checked_binary(op.code, a.c, b.c, out, error)) {
           a.c = out;
-        } else if (pc + 1 == code_.size() && stack.size() == 1 && a.ok && b.constant() &&
+        } else if (pc + 1 == code.size() && stack.size() == 1 && a.ok && b.constant() &&
                    !((op.code == OpCode::kFloorDiv || op.code == OpCode::kMod) && b.c == 0)) {
           final_op = Op{op.code, b.c};  // `a` stays on the stack as the affine part
         } else {
@@ -678,15 +738,17 @@ Expr Expr::bind_mask(const std::int64_t* env, const std::vector<bool>& known) co
   const Affine result = stack.front();
   if (!result.ok) return *this;
   Expr out;
-  out.text_ = text_;
   out.constant_ = result.c;
   if (final_op && result.n == 0) return *this;  // unreachable: constants were folded
   if (result.n == 0) {
     out.kind_ = Kind::kConstant;
+    out.set_text(detail_->text);
     return out;
   }
-  for (std::uint8_t i = 0; i < result.n; ++i) out.slots_.push_back(result.slot[i]);
-  std::sort(out.slots_.begin(), out.slots_.end());
+  Detail& detail = out.detail();
+  detail.text = detail_->text;
+  for (std::uint8_t i = 0; i < result.n; ++i) detail.slots.push_back(result.slot[i]);
+  std::sort(detail.slots.begin(), detail.slots.end());
   if (final_op && result.n == 1 && result.coef[0] == 1 && result.c == 0 &&
       slot_op_cannot_fail(final_op->code, final_op->operand)) {
     out.kind_ = Kind::kSlotOp;
@@ -695,27 +757,25 @@ Expr Expr::bind_mask(const std::int64_t* env, const std::vector<bool>& known) co
     out.final_operand_ = final_op->operand;
     return out;
   }
-  if (final_op) {
-    out.kind_ = Kind::kAffineOp;
-    out.final_op_ = final_op->code;
-    out.final_operand_ = final_op->operand;
-    out.affine_terms_ = result.n;
-    for (std::uint8_t i = 0; i < result.n; ++i) {
-      out.affine_slots_[i] = result.slot[i];
-      out.affine_coefs_[i] = result.coef[i];
+  if (!final_op && result.n == 1) {
+    if (result.coef[0] == 1 && result.c == 0) {
+      out.kind_ = Kind::kSlot;
+    } else {
+      out.kind_ = Kind::kAffine1;
+      out.final_operand_ = result.coef[0];
     }
-    return out;
-  }
-  if (result.n == 1 && result.coef[0] == 1 && result.c == 0) {
-    out.kind_ = Kind::kSlot;
     out.slot_ = result.slot[0];
     return out;
   }
-  out.kind_ = Kind::kAffine;
-  out.affine_terms_ = result.n;
+  out.kind_ = final_op ? Kind::kAffineOp : Kind::kAffine;
+  if (final_op) {
+    out.final_op_ = final_op->code;
+    out.final_operand_ = final_op->operand;
+  }
+  detail.affine_terms = result.n;
   for (std::uint8_t i = 0; i < result.n; ++i) {
-    out.affine_slots_[i] = result.slot[i];
-    out.affine_coefs_[i] = result.coef[i];
+    detail.affine_slots[i] = result.slot[i];
+    detail.affine_coefs[i] = result.coef[i];
   }
   return out;
 }

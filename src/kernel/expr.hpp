@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -65,7 +66,13 @@ struct ExprEvalError {
 
 class Expr {
  public:
-  Expr() = default;  ///< the constant 0
+  Expr() = default;  ///< the constant 0 (text "")
+  Expr(const Expr& other);
+  Expr& operator=(const Expr& other);
+  Expr(Expr&&) noexcept = default;
+  Expr& operator=(Expr&&) noexcept = default;
+  ~Expr() = default;
+
   static Expr constant(std::int64_t value);
   /// Compiles `text`. Throws InputError(where, message) for a syntax error, '/', an unknown name
   /// (with the closest visible name), or a constant sub-expression that divides by zero.
@@ -76,9 +83,8 @@ class Expr {
     if (kind_ == Kind::kConstant) return constant_;
     if (kind_ == Kind::kSlot) return env[slot_];
     if (kind_ == Kind::kSlotOp) return eval_slot_op(env[slot_]);
-    if (kind_ == Kind::kAffine) return eval_affine(env);
-    if (kind_ == Kind::kAffineOp) return eval_affine_op(env);
-    return run(env);
+    if (kind_ == Kind::kAffine1) return eval_affine1(env[slot_]);
+    return eval_out_of_line(env);
   }
   /// A copy specialised for one environment: slots for which `known(slot)` is true are replaced
   /// by their value in `env`, constants are folded, and an expression that becomes affine in
@@ -88,18 +94,20 @@ class Expr {
   /// `env` on the known slots; text() is kept for messages.
   template <typename Known>
   Expr bind(const std::int64_t* env, Known known) const {
-    std::vector<bool> mask(slots_.empty() ? 0 : slots_.back() + 1, false);
-    for (std::uint32_t slot : slots_) mask[slot] = known(slot);
+    const std::vector<std::uint32_t>& read = slots();
+    std::vector<bool> mask(read.empty() ? 0 : read.back() + 1, false);
+    for (std::uint32_t slot : read) mask[slot] = known(slot);
     return bind_mask(env, mask);
   }
   bool is_constant() const { return kind_ == Kind::kConstant; }
   std::int64_t constant_value() const { return constant_; }
-  /// Source text ("" for constants built with constant()).
-  const std::string& text() const { return text_; }
+  /// Source text ("" for the default constant; the decimal value for constant()).
+  std::string text() const;
   /// Environment slots read (sorted, unique).
-  const std::vector<std::uint32_t>& slots() const { return slots_; }
+  const std::vector<std::uint32_t>& slots() const;
   bool uses_slot_at_or_above(std::uint32_t first) const {
-    return !slots_.empty() && slots_.back() >= first;
+    const std::vector<std::uint32_t>& read = slots();
+    return !read.empty() && read.back() >= first;
   }
 
   enum class OpCode : std::uint8_t {
@@ -129,22 +137,42 @@ class Expr {
   };
 
  private:
-  enum class Kind : std::uint8_t { kConstant, kSlot, kSlotOp, kAffine, kAffineOp, kCode };
+  /// kConstant, kSlot, kSlotOp and kAffine1 evaluate from the inline fields; the others read
+  /// Detail. A constant whose text is its decimal value (every JSON integer and literal such as
+  /// "128") has no Detail, so an expression is 32 bytes and allocates nothing in the common case
+  /// of an unrolled kernel's constant indices.
+  enum class Kind : std::uint8_t {
+    kConstant,  ///< constant_
+    kSlot,      ///< env[slot_]
+    kSlotOp,    ///< env[slot_] final_op_ final_operand_, an operator that cannot fail there
+    kAffine1,   ///< constant_ + final_operand_ * env[slot_], overflow-checked
+    kAffine,    ///< constant_ + sum of Detail's terms, overflow-checked
+    kAffineOp,  ///< (kAffine form) final_op_ final_operand_
+    kCode,      ///< Detail::code on the interpreter
+  };
   static constexpr std::size_t kMaxAffineTerms = 4;
+  /// What does not fit the inline fields: text, slots read, interpreter code, affine terms.
+  struct Detail {
+    std::string text;
+    std::vector<std::uint32_t> slots;  ///< sorted, unique
+    std::vector<Op> code;              ///< kCode
+    std::uint32_t stack_depth = 0;     ///< kCode
+    std::uint8_t affine_terms = 0;     ///< kAffine, kAffineOp
+    std::array<std::uint32_t, kMaxAffineTerms> affine_slots{};
+    std::array<std::int64_t, kMaxAffineTerms> affine_coefs{};
+  };
+  Detail& detail();  ///< allocates it when absent
+  std::int64_t eval_out_of_line(const std::int64_t* env) const;
   std::int64_t run(const std::int64_t* env) const;
-  std::int64_t eval_affine(const std::int64_t* env) const {
-    std::int64_t value = constant_;
-    for (std::uint8_t i = 0; i < affine_terms_; ++i) {
-      std::int64_t term = 0;
-      if (__builtin_mul_overflow(affine_coefs_[i], env[affine_slots_[i]], &term) ||
-          __builtin_add_overflow(value, term, &value)) {
-        throw ExprEvalError{ExprEvalError::Kind::kOverflow};
-      }
+  std::int64_t eval_affine(const std::int64_t* env) const;
+  std::int64_t eval_affine1(std::int64_t a) const {
+    std::int64_t value = 0;
+    if (__builtin_mul_overflow(final_operand_, a, &value) ||
+        __builtin_add_overflow(constant_, value, &value)) {
+      throw ExprEvalError{ExprEvalError::Kind::kOverflow};
     }
     return value;
   }
-  /// kAffineOp: (affine form) final_op_ final_operand_.
-  std::int64_t eval_affine_op(const std::int64_t* env) const;
   /// kSlotOp: slot final_op_ final_operand_, for the operators that cannot fail there
   /// (slot_op_cannot_fail): t % 2, k // 4, k > 0, min(n, 7) without the general checks.
   std::int64_t eval_slot_op(std::int64_t a) const {
@@ -178,19 +206,16 @@ class Expr {
   }
   static bool slot_op_cannot_fail(OpCode code, std::int64_t operand);
   Expr bind_mask(const std::int64_t* env, const std::vector<bool>& known) const;
+  /// Sets the text, keeping no Detail for a constant whose text is its decimal value.
+  void set_text(std::string text);
 
   Kind kind_ = Kind::kConstant;
-  std::int64_t constant_ = 0;
-  std::uint32_t slot_ = 0;
-  std::uint32_t stack_depth_ = 0;
-  std::uint8_t affine_terms_ = 0;
   OpCode final_op_ = OpCode::kAdd;
-  std::int64_t final_operand_ = 0;
-  std::array<std::uint32_t, kMaxAffineTerms> affine_slots_{};
-  std::array<std::int64_t, kMaxAffineTerms> affine_coefs_{};
-  std::vector<Op> code_;
-  std::vector<std::uint32_t> slots_;
-  std::string text_;
+  bool text_is_value_ = false;  ///< no Detail: text() is the decimal constant_ (else "")
+  std::uint32_t slot_ = 0;
+  std::int64_t constant_ = 0;
+  std::int64_t final_operand_ = 0;  ///< kSlotOp, kAffineOp: operand; kAffine1: coefficient
+  std::unique_ptr<Detail> detail_;
 };
 
 /// Python floor division and modulo (the divisor is non-zero).

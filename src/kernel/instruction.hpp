@@ -308,8 +308,9 @@ struct AccessPattern {
 /// moving | - | stationary | - | - | - | | nc_matmul_mx | dst | moving | - | stationary |
 /// stationary_scale | moving_scale | - | | activation | dst | src | - | - | bias | scale |
 /// reduce_dst | | tensor_tensor | dst | in0 | in1 | - | - | - | - | | tensor_scalar | dst | src | -
-/// | - | operand0 | operand1 | - | | scalar_tensor_tensor | dst | data | in1 | - | operand0 | - | -
-/// | | tensor_tensor_scan | dst | in0 | in1 | - | initial | - | - | | memset, iota | dst | - | - |
+/// | - | operand0 | operand1 | reduce_dst | | scalar_tensor_tensor | dst | data | in1 | - |
+/// operand0 | - | - | | tensor_tensor_scan | dst | in0 | in1 | - | initial | - | - | | memset, iota
+/// | dst | - | - |
 /// - | - | - | - | | affine_select | dst | src | - | - | - | - | - | | exponential | dst | src | -
 /// | - | max | - | reduce_dst | | select | dst | pred | on_true | - | on_false | - | - | |
 /// core_barrier | - | - | - | - | - | - | - | | all_reduce, all_gather, reduce_scatter, all_to_all
@@ -368,7 +369,9 @@ struct Instruction {
   std::uint64_t hbm_bytes = 0;      ///< bytes read from plus bytes written to HBM
 
   // --- attributes (meaningful only for the ops named) -----------------------------------------
-  AluOp alu = AluOp::kNone;  ///< tensor_tensor, tensor_reduce, partition_reduce, collectives
+  /// tensor_tensor, tensor_reduce, partition_reduce, collectives; tensor_scalar with reduce_dst:
+  /// its reduce_op (kNone without reduce_dst)
+  AluOp alu = AluOp::kNone;
   AluOp op0 = AluOp::kNone;  ///< tensor_scalar, scalar_tensor_tensor, tensor_tensor_scan
   AluOp op1 = AluOp::kNone;  ///< tensor_scalar (kNone if absent), scalar_tensor_tensor, scan
   ActivationFunc func = ActivationFunc::kCopy;   ///< activation

@@ -2,12 +2,14 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -176,7 +178,9 @@ const std::vector<OpSpec>& op_specs() {
          {"op1", K::kAlu, false, Slot::kDst},
          {"operand1", K::kOperandOrNumber, false, Slot::kAux1},
          {"reverse0", K::kBool, false, Slot::kDst},
-         {"reverse1", K::kBool, false, Slot::kDst}});
+         {"reverse1", K::kBool, false, Slot::kDst},
+         {"reduce_dst", K::kOperand, false, Slot::kReduceDst},
+         {"reduce_op", K::kAlu, false, Slot::kDst}});
     set(Opcode::kScalarTensorTensor, {Engine::kVector},
         {dst,
          {"data", K::kOperand, true, Slot::kSrc},
@@ -248,6 +252,29 @@ std::vector<std::string> all_opcode_names() {
   return names;
 }
 
+/// Operand keys by opcode and slot, from op_specs().
+const std::vector<std::array<std::string_view, kSlotCount>>& operand_keys() {
+  static const std::vector<std::array<std::string_view, kSlotCount>> keys = [] {
+    std::vector<std::array<std::string_view, kSlotCount>> out(kOpcodeCount);
+    for (std::size_t op = 0; op < kOpcodeCount; ++op) {
+      for (const AttrSpec& attr : op_specs()[op].attrs) {
+        if (attr.kind == AttrKind::kOperand || attr.kind == AttrKind::kOperandOrNumber) {
+          out[op][static_cast<std::size_t>(attr.slot)] = attr.key;
+        }
+      }
+    }
+    return out;
+  }();
+  return keys;
+}
+
+/// Bit-exact text of a double, for interning keys.
+std::string number_key(double value) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  return std::to_string(bits);
+}
+
 // ---- the parser ------------------------------------------------------------------------------
 
 class ProgramParser {
@@ -258,12 +285,23 @@ class ProgramParser {
   }
 
   Program parse(const Json& doc) {
+    begin(doc);
+    if (!doc.contains("program")) fail("", "missing required key 'program'");
+    const Json& body = doc["program"];
+    if (!body.is_array()) fail("/program", "expected a list of statements");
+    program_.program = parse_body(body, "/program", 0, 0, global_scope_);
+    return finish();
+  }
+
+  /// Everything before the statements: top-level keys, header, params, cores, tensors.
+  void begin(const Json& doc) {
     if (!doc.is_object()) {
       fail("", "expected a JSON object (a trnsim kernel), found " + json_type_name(doc));
     }
     check_keys(doc, "", {"format", "name", "description", "params", "cores", "tensors", "program"},
                "top-level");
     parse_header(doc);
+    add_attributes(InstructionAttributes{}, false);  // entry 0: every default
     for (std::size_t i = 0; i < builtin_names().size(); ++i) {
       global_scope_.add(builtin_names()[i], static_cast<std::uint32_t>(i));
     }
@@ -273,12 +311,13 @@ class ProgramParser {
     }
     if (!doc.contains("tensors")) fail("", "missing required key 'tensors'");
     parse_tensors(doc["tensors"]);
-    if (!doc.contains("program")) fail("", "missing required key 'program'");
-    const Json& body = doc["program"];
-    if (!body.is_array()) fail("/program", "expected a list of statements");
-    program_.program = parse_body(body, "/program", 0, 0, global_scope_);
-    return std::move(program_);
   }
+  /// Top-level statement `index` of the program (after begin()).
+  void top_level_statement(const Json& json, std::size_t index) {
+    program_.program.push_back(
+        parse_statement(json, "/program/" + std::to_string(index), 0, 0, global_scope_));
+  }
+  Program finish() { return std::move(program_); }
 
  private:
   [[noreturn]] void fail(const std::string& pointer, const std::string& message) const {
@@ -588,6 +627,10 @@ class ProgramParser {
     statement.depth = depth;
     statement.enclosing = enclosing;
     statement.source_line = current_source_line_;
+    if (kind != Statement::Kind::kInstruction) {
+      statement.control = static_cast<std::uint32_t>(program_.controls.size());
+      program_.controls.emplace_back();
+    }
     program_.statements.push_back(std::move(statement));
     return static_cast<std::uint32_t>(program_.statements.size() - 1);
   }
@@ -667,7 +710,7 @@ class ProgramParser {
     if (depth >= kMaxLoopDepth) {
       fail(pointer, "loops nest deeper than " + std::to_string(kMaxLoopDepth) + " levels");
     }
-    program_.statements[index].loop_var = name;
+    program_.controls[program_.statements[index].control].loop_var = name;
     if (!json.contains("range")) fail(pointer, "loop '" + name + "' is missing 'range'");
     if (!json.contains("body")) fail(pointer, "loop '" + name + "' is missing 'body'");
     const Json& range = json["range"];
@@ -696,7 +739,7 @@ class ProgramParser {
       throw InputError(range_where, "range step must not be zero");
     }
     {
-      Statement& loop = program_.statements[index];
+      ControlSpec& loop = program_.controls[program_.statements[index].control];
       loop.start = std::move(start);
       loop.stop = std::move(stop);
       loop.step = std::move(step);
@@ -709,7 +752,7 @@ class ProgramParser {
       fail(pointer + "/body", "expected a list of statements, found " + json_type_name(body));
     auto indices =
         parse_body(body, pointer + "/body", static_cast<std::uint8_t>(depth + 1), index, inner);
-    program_.statements[index].body = std::move(indices);
+    program_.controls[program_.statements[index].control].body = std::move(indices);
     return index;
   }
 
@@ -717,7 +760,7 @@ class ProgramParser {
                          std::uint32_t enclosing, const Scope& scope) {
     check_keys(json, pointer, {"if", "then", "else", "source"}, "a condition");
     const std::uint32_t index = new_statement(Statement::Kind::kIf, pointer, depth, enclosing);
-    program_.statements[index].condition =
+    program_.controls[program_.statements[index].control].condition =
         compile_bool_at(json["if"], scope, program_.location(index, "/if"));
     if (!json.contains("then")) fail(pointer, "condition is missing 'then'");
     for (const char* key : {"then", "else"}) {
@@ -727,8 +770,8 @@ class ProgramParser {
       if (!body.is_array())
         fail(body_pointer, "expected a list of statements, found " + json_type_name(body));
       auto indices = parse_body(body, body_pointer, depth, enclosing, scope);
-      Statement& statement = program_.statements[index];
-      (std::string_view(key) == "then" ? statement.body : statement.else_body) = std::move(indices);
+      ControlSpec& control = program_.controls[program_.statements[index].control];
+      (std::string_view(key) == "then" ? control.body : control.else_body) = std::move(indices);
     }
     return index;
   }
@@ -778,6 +821,7 @@ class ProgramParser {
       spec.engine = *parsed;
     }
 
+    InstructionAttributes attributes;
     for (const auto& attr : op_spec.attrs) {
       if (!json.contains(attr.key)) {
         if (attr.required) {
@@ -787,14 +831,15 @@ class ProgramParser {
         }
         continue;
       }
-      parse_attribute(spec, attr, json[attr.key], index, scope);
+      parse_attribute(spec, attributes, attr, json[attr.key], index, scope);
     }
     if (spec.opcode == Opcode::kTensorScalar &&
-        ((spec.op1 == AluOp::kNone) != (spec.operand1.kind == ScalarKind::kNone))) {
+        ((spec.op1 == AluOp::kNone) != (attributes.operand1.kind == ScalarKind::kNone))) {
       throw InputError(program_.location(index),
                        "tensor_scalar needs op1 and operand1 together (found only " +
                            std::string(spec.op1 == AluOp::kNone ? "operand1" : "op1") + ")");
     }
+    if (spec.opcode == Opcode::kTensorScalar) check_tensor_scalar_reduce(spec, index);
     if (spec.opcode == Opcode::kAllReduce || spec.opcode == Opcode::kAllGather ||
         spec.opcode == Opcode::kReduceScatter || spec.opcode == Opcode::kAllToAll) {
       if (spec.alu == AluOp::kNone) spec.alu = AluOp::kAdd;
@@ -804,27 +849,92 @@ class ProgramParser {
                              std::string(alu_op_name(spec.alu)) + "'");
       }
     }
-    for (const auto& operand : spec.operands) {
-      spec.uses_loops = spec.uses_loops || operand.uses_loops;
-      spec.uses_per_core = spec.uses_per_core || operand.uses_per_core;
+    for (const std::uint32_t id : spec.operands) {
+      if (id == kNoOperand) continue;
+      spec.uses_loops = spec.uses_loops || program_.operands[id].uses_loops;
+      spec.uses_per_core = spec.uses_per_core || program_.operands[id].uses_per_core;
     }
-    for (const Expr* expr : {&spec.accumulate, &spec.is_transpose, &spec.reverse0, &spec.reverse1,
-                             &spec.negate, &spec.keepdims, &spec.queue, &spec.peer}) {
-      note_uses(spec, *expr);
-    }
-    for (const auto& expr : spec.axes) note_uses(spec, expr);
-    for (const auto& expr : spec.cores) note_uses(spec, expr);
-    for (const ScalarSpec* s :
-         {&spec.scale, &spec.bias, &spec.operand0, &spec.operand1, &spec.fill}) {
-      if (s->expr) note_uses(spec, *s->expr);
-    }
-    program_.instructions[program_.statements[index].instruction] = std::move(spec);
+    bool attributes_use_loops = false;
+    for_each_attribute_expr(attributes, [&](const Expr& expr) {
+      attributes_use_loops = attributes_use_loops || uses_loops(expr);
+      spec.uses_per_core = spec.uses_per_core || uses_per_core(expr);
+    });
+    spec.uses_loops = spec.uses_loops || attributes_use_loops;
+    spec.attributes = add_attributes(std::move(attributes), attributes_use_loops);
+    program_.instructions[program_.statements[index].instruction] = spec;
     return index;
   }
 
-  void note_uses(InstructionSpec& spec, const Expr& expr) const {
-    spec.uses_loops = spec.uses_loops || uses_loops(expr);
-    spec.uses_per_core = spec.uses_per_core || uses_per_core(expr);
+  /// Calls visit(expr) for every expression of `attributes` (not the iota/affine_select
+  /// pattern, which is only checked).
+  template <typename Visit>
+  static void for_each_attribute_expr(const InstructionAttributes& attributes, Visit visit) {
+    for (const Expr* expr : {&attributes.accumulate, &attributes.is_transpose, &attributes.reverse0,
+                             &attributes.reverse1, &attributes.negate, &attributes.keepdims,
+                             &attributes.queue, &attributes.peer}) {
+      visit(*expr);
+    }
+    for (const Expr& expr : attributes.axes) visit(expr);
+    for (const Expr& expr : attributes.cores) visit(expr);
+    for (const ScalarSpec* scalar : {&attributes.scale, &attributes.bias, &attributes.operand0,
+                                     &attributes.operand1, &attributes.fill}) {
+      if (scalar->has_expr) visit(scalar->expr);
+    }
+  }
+
+  /// Index of `attributes` in Program::attributes. Loop-free attributes written alike (the same
+  /// texts and numbers) share an entry: their expressions mean the same in every scope, since
+  /// loop variables may not shadow params.
+  std::uint32_t add_attributes(InstructionAttributes&& attributes, bool use_loops) {
+    std::string key;
+    if (!use_loops) {
+      const auto add = [&key](const std::string& text) {  // length-prefixed: unambiguous
+        key += std::to_string(text.size());
+        key += ':';
+        key += text;
+      };
+      for_each_attribute_expr(attributes, [&](const Expr& expr) { add(expr.text()); });
+      for (const ScalarSpec* scalar : {&attributes.scale, &attributes.bias, &attributes.operand0,
+                                       &attributes.operand1, &attributes.fill}) {
+        add(std::to_string(static_cast<int>(scalar->kind)) + ":" +
+            std::to_string(scalar->has_expr) + ":" + number_key(scalar->number));
+      }
+      add(std::to_string(attributes.axes.size()) + ":" + std::to_string(attributes.cores.size()) +
+          ":" + std::to_string(attributes.all_cores));
+      add(attributes.pattern ? "p:" + attributes.pattern->text() : "-");
+      const auto found = attribute_ids_.find(key);
+      if (found != attribute_ids_.end()) return found->second;
+    }
+    const auto id = static_cast<std::uint32_t>(program_.attributes.size());
+    program_.attributes.push_back(std::move(attributes));
+    if (!use_loops) attribute_ids_.emplace(std::move(key), id);
+    return id;
+  }
+
+  /// tensor_scalar's `reduce_dst` / `reduce_op` (NKI tensor_scalar_reduce): vector engine only,
+  /// reduce_op one of add, multiply, max, min (default add), and only with reduce_dst.
+  void check_tensor_scalar_reduce(InstructionSpec& spec, std::uint32_t statement) const {
+    if (!spec.has(Slot::kReduceDst)) {
+      if (spec.reduce_op != AluOp::kNone) {
+        throw InputError(program_.location(statement, "/reduce_op"),
+                         "tensor_scalar: reduce_op needs reduce_dst (the [P, 1] result of the "
+                         "free-axis reduction)");
+      }
+      return;
+    }
+    if (spec.engine != Engine::kVector) {
+      throw InputError(program_.location(statement, "/reduce_dst"),
+                       "tensor-scalar-reduce: a tensor_scalar with reduce_dst runs on the vector "
+                       "engine only (NKI tensor_scalar_reduce), found engine '" +
+                           std::string(engine_name(spec.engine)) + "'");
+    }
+    if (spec.reduce_op == AluOp::kNone) spec.reduce_op = AluOp::kAdd;
+    if (spec.reduce_op != AluOp::kAdd && spec.reduce_op != AluOp::kMultiply &&
+        spec.reduce_op != AluOp::kMax && spec.reduce_op != AluOp::kMin) {
+      throw InputError(program_.location(statement, "/reduce_op"),
+                       "tensor_scalar reduces with add, multiply, max or min, found '" +
+                           std::string(alu_op_name(spec.reduce_op)) + "'");
+    }
   }
 
   template <typename Enum>
@@ -843,8 +953,9 @@ class ProgramParser {
                                    " (valid: " + util::join(names, ", ") + ")");
   }
 
-  void parse_attribute(InstructionSpec& spec, const AttrSpec& attr, const Json& value,
-                       std::uint32_t statement, const Scope& scope) {
+  void parse_attribute(InstructionSpec& spec, InstructionAttributes& attributes,
+                       const AttrSpec& attr, const Json& value, std::uint32_t statement,
+                       const Scope& scope) {
     const std::string key(attr.key);
     const std::string suffix = "/" + key;
     const std::string location = program_.location(statement, suffix);
@@ -855,43 +966,46 @@ class ProgramParser {
                            "expected an access pattern string such as \"t[0:128, :]\", found " +
                                json_type_name(value));
         }
-        OperandExpr& operand = spec.operands[static_cast<std::size_t>(attr.slot)];
-        operand = parse_operand(value.get<std::string>(), key, statement, scope);
-        operand.written = attr.slot == Slot::kDst || attr.slot == Slot::kReduceDst;
+        spec.operands[static_cast<std::size_t>(attr.slot)] =
+            add_operand(value.get<std::string>(), key, statement, scope);
         return;
       }
       case AttrKind::kOperandOrNumber: {
-        ScalarSpec& scalar = scalar_field(spec, key);
+        ScalarSpec& scalar = scalar_field(attributes, key);
         if (value.is_string() && looks_like_operand(value.get<std::string>())) {
           scalar.kind = ScalarKind::kTensor;
           spec.operands[static_cast<std::size_t>(attr.slot)] =
-              parse_operand(value.get<std::string>(), key, statement, scope);
+              add_operand(value.get<std::string>(), key, statement, scope);
           return;
         }
         parse_number(scalar, value, location, scope, true);
         return;
       }
       case AttrKind::kNumber:
-        parse_number(scalar_field(spec, key), value, location, scope, false);
+        parse_number(scalar_field(attributes, key), value, location, scope, false);
         return;
       case AttrKind::kInt:
-        (key == "queue" ? spec.queue : spec.peer) = compile_int_at(value, scope, "", location);
+        (key == "queue" ? attributes.queue : attributes.peer) =
+            compile_int_at(value, scope, "", location);
         return;
       case AttrKind::kBool: {
         Expr expr = compile_bool_at(value, scope, location);
-        if (key == "accumulate") spec.accumulate = std::move(expr);
-        if (key == "is_transpose") spec.is_transpose = std::move(expr);
-        if (key == "reverse0") spec.reverse0 = std::move(expr);
-        if (key == "reverse1") spec.reverse1 = std::move(expr);
-        if (key == "negate") spec.negate = std::move(expr);
-        if (key == "keepdims") spec.keepdims = std::move(expr);
+        if (key == "accumulate") attributes.accumulate = std::move(expr);
+        if (key == "is_transpose") attributes.is_transpose = std::move(expr);
+        if (key == "reverse0") attributes.reverse0 = std::move(expr);
+        if (key == "reverse1") attributes.reverse1 = std::move(expr);
+        if (key == "negate") attributes.negate = std::move(expr);
+        if (key == "keepdims") attributes.keepdims = std::move(expr);
         return;
       }
       case AttrKind::kAlu: {
         const AluOp op =
             parse_enum<AluOp>(value, location, "alu operation", alu_op_from_name, alu_op_name,
                               static_cast<std::size_t>(AluOp::kLessEqual) + 1);
-        (key == "alu" ? spec.alu : key == "op0" ? spec.op0 : spec.op1) = op;
+        if (key == "alu") spec.alu = op;
+        if (key == "op0") spec.op0 = op;
+        if (key == "op1") spec.op1 = op;
+        if (key == "reduce_op") spec.reduce_op = op;
         return;
       }
       case AttrKind::kFunc:
@@ -937,7 +1051,7 @@ class ProgramParser {
       }
       case AttrKind::kCoreList: {
         if (value.is_string() && value.get<std::string>() == "all") {
-          spec.all_cores = true;
+          attributes.all_cores = true;
           return;
         }
         if (!value.is_array() || value.empty()) {
@@ -945,9 +1059,9 @@ class ProgramParser {
                            "expected \"all\" or a non-empty list of core indices, found " +
                                json_type_name(value));
         }
-        spec.all_cores = false;
+        attributes.all_cores = false;
         for (std::size_t i = 0; i < value.size(); ++i) {
-          spec.cores.push_back(compile_int_at(
+          attributes.cores.push_back(compile_int_at(
               value[i], scope, "", program_.location(statement, suffix + "/" + std::to_string(i))));
         }
         return;
@@ -956,10 +1070,10 @@ class ProgramParser {
         if (value.is_array()) {
           if (value.empty()) throw InputError(location, "expected at least one axis");
           for (std::size_t i = 0; i < value.size(); ++i) {
-            spec.axes.push_back(compile_int_at(value[i], scope, "", location));
+            attributes.axes.push_back(compile_int_at(value[i], scope, "", location));
           }
         } else {
-          spec.axes.push_back(compile_int_at(value, scope, "", location));
+          attributes.axes.push_back(compile_int_at(value, scope, "", location));
         }
         return;
       }
@@ -976,18 +1090,18 @@ class ProgramParser {
         for (std::uint32_t d = 0; d < kMaxFreeDims; ++d) {
           pattern_scope.add("f" + std::to_string(d), base + 2 + d);
         }
-        spec.pattern = compile_int_at(value, pattern_scope, "", location);
+        attributes.pattern = compile_int_at(value, pattern_scope, "", location);
         return;
       }
     }
   }
 
-  static ScalarSpec& scalar_field(InstructionSpec& spec, const std::string& key) {
-    if (key == "scale") return spec.scale;
-    if (key == "bias") return spec.bias;
-    if (key == "operand1" || key == "on_false") return spec.operand1;
-    if (key == "value" || key == "fill") return spec.fill;
-    return spec.operand0;  // operand0, initial, max, on_true
+  static ScalarSpec& scalar_field(InstructionAttributes& attributes, const std::string& key) {
+    if (key == "scale") return attributes.scale;
+    if (key == "bias") return attributes.bias;
+    if (key == "operand1" || key == "on_false") return attributes.operand1;
+    if (key == "value" || key == "fill") return attributes.fill;
+    return attributes.operand0;  // operand0, initial, max, on_true
   }
 
   // A string is an operand when it starts with a declared tensor's name followed by '[', '.'
@@ -1029,6 +1143,7 @@ class ProgramParser {
       if (expr.is_constant()) {
         scalar.number = static_cast<double>(expr.constant_value());
       } else {
+        scalar.has_expr = true;
         scalar.expr = std::move(expr);
       }
       return;
@@ -1039,14 +1154,25 @@ class ProgramParser {
                                    ", found " + json_type_name(value));
   }
 
+  /// Index of the operand `raw_text` (attribute `key` of `statement`) in Program::operands. A
+  /// loop-free text compiles alike in every scope (loop variables may not shadow params), so its
+  /// statements share one entry.
+  std::uint32_t add_operand(const std::string& raw_text, const std::string& key,
+                            std::uint32_t statement, const Scope& scope) {
+    const auto found = operand_ids_.find(raw_text);
+    if (found != operand_ids_.end()) return found->second;
+    OperandExpr operand = parse_operand(raw_text, key, statement, scope);
+    const auto id = static_cast<std::uint32_t>(program_.operands.size());
+    if (!operand.uses_loops) operand_ids_.emplace(raw_text, id);
+    program_.operands.push_back(std::move(operand));
+    return id;
+  }
+
   OperandExpr parse_operand(const std::string& raw_text, const std::string& key,
                             std::uint32_t statement, const Scope& scope) {
-    const std::string suffix = "/" + key;
-    const std::string location = program_.location(statement, suffix);
+    const std::string location = program_.location(statement, "/" + key);
     OperandExpr operand;
-    operand.key = key;
     operand.text = raw_text;
-    operand.pointer = program_.statements[statement].pointer + suffix;
     const std::string text = trim(raw_text);
     std::size_t end = 0;
     while (end < text.size() &&
@@ -1161,6 +1287,7 @@ class ProgramParser {
       for (const Expr* e : {&index.start, &index.stop, &index.step}) {
         operand.uses_loops = operand.uses_loops || uses_loops(*e);
         operand.uses_per_core = operand.uses_per_core || uses_per_core(*e);
+        operand.all_constant = operand.all_constant && e->is_constant();
       }
       operand.indices.push_back(std::move(index));
     }
@@ -1192,6 +1319,7 @@ class ProgramParser {
       Expr expr = Expr::compile(text, scope, location);
       operand.uses_loops = operand.uses_loops || uses_loops(expr);
       operand.uses_per_core = operand.uses_per_core || uses_per_core(expr);
+      operand.all_constant = operand.all_constant && expr.is_constant();
       return expr;
     };
     ExplicitPatternExpr pattern;
@@ -1250,11 +1378,19 @@ class ProgramParser {
   Program program_;
   Scope global_scope_;
   std::map<std::string, std::uint32_t> source_line_ids_;  ///< Program::source_lines by text
+  /// Program::operands of loop-free operand texts, by text.
+  std::unordered_map<std::string, std::uint32_t> operand_ids_;
+  /// Program::attributes of loop-free attribute sets, by their texts and numbers.
+  std::unordered_map<std::string, std::uint32_t> attribute_ids_;
   /// `source` of the statement being parsed (kNoSourceLine outside statements or without one).
   std::uint32_t current_source_line_ = kNoSourceLine;
 };
 
 }  // namespace
+
+std::string_view operand_key(Opcode opcode, Slot slot) {
+  return operand_keys()[static_cast<std::size_t>(opcode)][static_cast<std::size_t>(slot)];
+}
 
 ParamOverride parse_param_override(std::string_view assignment) {
   const auto eq = assignment.find('=');
@@ -1270,8 +1406,131 @@ Program parse_program(const nlohmann::ordered_json& document, const std::string&
   return ProgramParser(file, options).parse(document);
 }
 
+namespace {
+
+/// SAX handler that builds the document as nlohmann's own DOM parser does (a repeated key keeps
+/// its first position and takes the last value), except that the statements of the top-level
+/// "program" list are parsed one by one as soon as each is complete, and then dropped, so an
+/// unrolled kernel never has its whole document in memory. This needs everything the statements
+/// refer to before "program" and nothing after it; when that does not hold, or anything fails,
+/// the handler stops and parse_program_text() parses the text again the plain way, so messages
+/// and their order are exactly those of the document parser.
+class StreamingHandler {
+ public:
+  explicit StreamingHandler(ProgramParser& parser) : parser_(parser) {}
+
+  /// True when the program was parsed while streaming; false when the document needs the plain
+  /// path (parse_program_text() decides).
+  bool streamed() const { return state_ == State::kStreaming && finished_; }
+
+  bool null() { return value(nullptr); }
+  bool boolean(bool v) { return value(v); }
+  bool number_integer(std::int64_t v) { return value(v); }
+  bool number_unsigned(std::uint64_t v) { return value(v); }
+  bool number_float(double v, const std::string& /*text*/) { return value(v); }
+  bool string(std::string& v) { return value(std::move(v)); }
+  bool binary(Json::binary_t& v) { return value(std::move(v)); }
+  bool start_object(std::size_t /*size*/) {
+    stack_.push_back(place(Json(Json::value_t::object)));
+    return true;
+  }
+  bool key(std::string& name) {
+    if (stack_.size() == 1) {
+      // A top-level key after "program" (or a second "program"): not streamable.
+      if (program_seen_) return abandon();
+      program_seen_ = name == "program";
+    }
+    element_ = &(*stack_.back())[name];
+    return true;
+  }
+  bool end_object() {
+    stack_.pop_back();
+    if (stack_.empty()) finished_ = true;
+    return after_value();
+  }
+  bool start_array(std::size_t /*size*/) {
+    const bool program = stack_.size() == 1 && program_seen_;
+    stack_.push_back(place(Json(Json::value_t::array)));
+    if (!program) return true;
+    program_list_ = stack_.back();
+    try {
+      parser_.begin(root_);
+    } catch (const InputError&) {
+      return abandon();
+    }
+    state_ = State::kStreaming;
+    return true;
+  }
+  bool end_array() {
+    stack_.pop_back();
+    return after_value();
+  }
+  bool parse_error(std::size_t /*position*/, const std::string& /*token*/,
+                   const nlohmann::detail::exception& /*error*/) {
+    return abandon();
+  }
+
+ private:
+  enum class State : std::uint8_t { kPending, kStreaming, kAbandoned };
+
+  template <typename Value>
+  bool value(Value&& v) {
+    place(Json(std::forward<Value>(v)));
+    return after_value();
+  }
+  /// Stores `v` where the document's next value goes and returns where it is.
+  Json* place(Json&& v) {
+    if (stack_.empty()) {
+      root_ = std::move(v);
+      return &root_;
+    }
+    if (stack_.back()->is_array()) {
+      stack_.back()->push_back(std::move(v));
+      return &stack_.back()->back();
+    }
+    *element_ = std::move(v);
+    return element_;
+  }
+  /// After a complete value: a complete statement of the program list is parsed and dropped.
+  bool after_value() {
+    if (state_ != State::kStreaming || stack_.empty() || stack_.back() != program_list_) {
+      return true;
+    }
+    try {
+      parser_.top_level_statement(program_list_->back(), statements_++);
+    } catch (const InputError&) {
+      return abandon();
+    }
+    program_list_->erase(program_list_->size() - 1);
+    return true;
+  }
+  bool abandon() {
+    state_ = State::kAbandoned;
+    return false;  // stops the SAX parser
+  }
+
+  ProgramParser& parser_;
+  Json root_;
+  std::vector<Json*> stack_;  ///< open containers, outermost first
+  Json* element_ = nullptr;   ///< the object member whose value comes next
+  Json* program_list_ = nullptr;
+  std::size_t statements_ = 0;
+  bool program_seen_ = false;  ///< the latest top-level key was "program"
+  bool finished_ = false;
+  State state_ = State::kPending;
+};
+
+}  // namespace
+
 Program parse_program_text(std::string_view text, const std::string& file,
                            const ParseOptions& options) {
+  {
+    ProgramParser parser(file, options);
+    StreamingHandler handler(parser);
+    if (nlohmann::ordered_json::sax_parse(text, &handler) && handler.streamed()) {
+      return parser.finish();
+    }
+  }
   nlohmann::ordered_json document;
   try {
     document = nlohmann::ordered_json::parse(text);
@@ -1314,7 +1573,7 @@ std::string statement_head(const Program& program, std::uint32_t index) {
   const Statement& s = program.statements[index];
   switch (s.kind) {
     case Statement::Kind::kLoop:
-      return "for " + s.loop_var;
+      return "for " + program.controls[s.control].loop_var;
     case Statement::Kind::kIf:
       return "if";
     case Statement::Kind::kInstruction:
@@ -1336,7 +1595,7 @@ std::vector<std::string> Program::loop_names(std::uint32_t statement) const {
   std::uint32_t current = statement;
   for (std::size_t d = names.size(); d > 0; --d) {
     current = statements[current].enclosing;
-    names[d - 1] = statements[current].loop_var;
+    names[d - 1] = controls[statements[current].control].loop_var;
   }
   return names;
 }

@@ -29,7 +29,10 @@ ParamOverride parse_param_override(std::string_view assignment);
 
 Program parse_program(const nlohmann::ordered_json& document, const std::string& file,
                       const ParseOptions& options = {});
-/// Parses JSON text; `file` names it in messages.
+/// Parses JSON text; `file` names it in messages. The statements of the top-level `program` list
+/// are parsed while the text is read and not kept as JSON (an unrolled kernel's document never
+/// is in memory as a whole); a document with keys after `program`, or with any error, is parsed
+/// again as a whole, so results and messages are those of parse_program().
 Program parse_program_text(std::string_view text, const std::string& file = "<string>",
                            const ParseOptions& options = {});
 /// Reads and parses a kernel file.

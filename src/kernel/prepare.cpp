@@ -166,9 +166,10 @@ PreparedKernel prepare_kernel(std::shared_ptr<const Program> program_ptr, const 
     const Statement& statement = program.statements[s];
     if (statement.kind != Statement::Kind::kInstruction) continue;
     const InstructionSpec& spec = program.instructions[statement.instruction];
-    if (spec.all_cores) continue;
+    const InstructionAttributes& attributes = program.attributes_of(spec);
+    if (attributes.all_cores) continue;
     bool dynamic = false;
-    for (const Expr& e : spec.cores) {
+    for (const Expr& e : attributes.cores) {
       dynamic = dynamic || program.uses_loops(e) || program.uses_per_core(e);
     }
     if (dynamic) {
@@ -177,10 +178,10 @@ PreparedKernel prepare_kernel(std::shared_ptr<const Program> program_ptr, const 
     }
     std::vector<std::uint32_t> group;
     const std::string key = spec.opcode == Opcode::kCoreBarrier ? "/cores" : "/group";
-    for (std::size_t i = 0; i < spec.cores.size(); ++i) {
+    for (std::size_t i = 0; i < attributes.cores.size(); ++i) {
       const std::string where = program.location(s, key + "/" + std::to_string(i));
-      group.push_back(
-          check_core_index(eval_at(spec.cores[i], kernel.global_env, where), kernel.cores, where));
+      group.push_back(check_core_index(eval_at(attributes.cores[i], kernel.global_env, where),
+                                       kernel.cores, where));
     }
     check_core_group(group, program.location(s, key));
     const auto [it, inserted] =

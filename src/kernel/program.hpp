@@ -2,7 +2,9 @@
 // statement tree (loops, conditions, instructions) whose expressions are compiled but not yet
 // evaluated. Target-independent: sizes, addresses and per-core values come later (load.hpp).
 // Statements live in one flat vector; loops and conditions refer to their bodies by index, so
-// memory is proportional to the kernel's JSON, never to its dynamic instruction count.
+// memory is proportional to the kernel's JSON, never to its dynamic instruction count. Operands
+// and expression attributes are shared tables that identical loop-free statements reuse, so an
+// unrolled kernel of 100k statements costs a few hundred bytes per statement.
 #pragma once
 
 #include <array>
@@ -67,18 +69,18 @@ inline constexpr std::uint32_t kNoExplicitPattern = 0xFFFFFFFFu;
 /// A compiled operand string: NumPy slices such as "A[k*128:(k+1)*128, m]", where `indices` has
 /// exactly one entry per dimension of the tensor (omitted trailing dimensions and '...' are
 /// expanded to ':'), or an explicit pattern "A.ap(...)" (`explicit_pattern` indexes
-/// Program::explicit_patterns, `indices` is empty). Patterns live out of line to keep
-/// InstructionSpec compact: the stream reads specs once per dynamic instruction.
+/// Program::explicit_patterns, `indices` is empty). Operands live in Program::operands; an
+/// instruction refers to them by index, and statements that use the same loop-free operand text
+/// share one entry (an unrolled kernel names the same tiles thousands of times). What depends on
+/// the use (the attribute's name, whether it is written) comes from the instruction's slot.
 struct OperandExpr {
   std::uint32_t tensor = kNoTensor;  ///< index into Program::tensors; kNoTensor = absent
-  std::string key;                   ///< attribute name ("dst", "moving", ...)
   std::string text;                  ///< source text
-  std::string pointer;               ///< JSON pointer of the attribute
   std::vector<IndexExpr> indices;
   std::uint32_t explicit_pattern = kNoExplicitPattern;
-  bool written = false;        ///< the instruction writes this operand (dst, reduce_dst)
   bool uses_loops = false;     ///< some index uses a loop variable
   bool uses_per_core = false;  ///< some index uses pid/chip/local_core (directly or via a param)
+  bool all_constant = true;    ///< every index (pattern) expression is a constant: never bound
   bool present() const { return tensor != kNoTensor; }
   bool is_explicit() const { return explicit_pattern != kNoExplicitPattern; }
 };
@@ -87,31 +89,20 @@ struct OperandExpr {
 /// expression), or a tensor (then the operand is in the instruction's slot for it).
 struct ScalarSpec {
   ScalarKind kind = ScalarKind::kNone;
-  double number = 0.0;       ///< kImmediate without expression
-  std::optional<Expr> expr;  ///< kImmediate given as an integer expression
+  bool has_expr = false;  ///< kImmediate given as a non-constant integer expression `expr`
+  double number = 0.0;    ///< kImmediate without expression
+  Expr expr;
 };
 
-/// Attributes of an instruction statement. Enumerated attributes are resolved at parse time;
-/// integer/boolean attributes stay expressions (they may use loop variables).
-struct InstructionSpec {
-  Opcode opcode = Opcode::kTensorCopy;
-  Engine engine = Engine::kVector;
-  std::array<OperandExpr, kSlotCount> operands{};  ///< by Slot (instruction.hpp table)
-
-  AluOp alu = AluOp::kNone;
-  AluOp op0 = AluOp::kNone;
-  AluOp op1 = AluOp::kNone;
-  ActivationFunc func = ActivationFunc::kCopy;
-  CompareOp cmp = CompareOp::kGe;
-  DgeMode dge = DgeMode::kNone;
-  Engine dma_trigger = Engine::kSync;
-  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto;
+/// The integer, boolean and number attributes of an instruction statement, which stay
+/// expressions (they may use loop variables). They live in Program::attributes; statements whose
+/// loop-free attributes are written alike share one entry (entry 0 holds every default).
+struct InstructionAttributes {
   ScalarSpec scale;     ///< activation scale (tensor in kAux1)
   ScalarSpec bias;      ///< activation bias (tensor in kAux0)
   ScalarSpec operand0;  ///< see Slot in instruction.hpp
   ScalarSpec operand1;  ///< see Slot in instruction.hpp
   ScalarSpec fill;      ///< memset value, affine_select fill (never a tensor)
-  bool double_row = false;
 
   Expr accumulate;    ///< boolean (non-zero = true)
   Expr is_transpose;  ///< boolean
@@ -130,22 +121,56 @@ struct InstructionSpec {
   /// iota `expr` / affine_select `pred`: over p (partition), f (flattened free index) and
   /// f0..f3 (per free dimension), plus the usual names. Compiled for checking only.
   std::optional<Expr> pattern;
+};
+
+inline constexpr std::uint32_t kNoOperand = 0xFFFFFFFFu;
+
+/// An instruction statement: enumerated attributes (resolved at parse time), its operands by
+/// slot and its expression attributes, both by index into the Program's shared tables.
+struct InstructionSpec {
+  Opcode opcode = Opcode::kTensorCopy;
+  Engine engine = Engine::kVector;
+  AluOp alu = AluOp::kNone;
+  AluOp op0 = AluOp::kNone;
+  AluOp op1 = AluOp::kNone;
+  /// tensor_scalar with reduce_dst: how the result is reduced along the free axis.
+  AluOp reduce_op = AluOp::kNone;
+  ActivationFunc func = ActivationFunc::kCopy;
+  CompareOp cmp = CompareOp::kGe;
+  DgeMode dge = DgeMode::kNone;
+  Engine dma_trigger = Engine::kSync;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto;
+  bool double_row = false;
   bool uses_loops = false;     ///< some attribute or operand uses a loop variable
   bool uses_per_core = false;  ///< some attribute or operand depends on pid/chip/local_core
+  /// By Slot (instruction.hpp table): index into Program::operands, or kNoOperand.
+  std::array<std::uint32_t, kSlotCount> operands{kNoOperand, kNoOperand, kNoOperand, kNoOperand,
+                                                 kNoOperand, kNoOperand, kNoOperand};
+  std::uint32_t attributes = 0;  ///< index into Program::attributes
+  bool has(Slot slot) const { return operands[static_cast<std::size_t>(slot)] != kNoOperand; }
 };
+
+/// The kernel-format name of the attribute that fills `slot` of `opcode` ("dst", "moving",
+/// "operand0", ...), or "" when the op has no operand there.
+std::string_view operand_key(Opcode opcode, Slot slot);
 
 inline constexpr std::uint32_t kNoSourceLine = 0xFFFFFFFFu;
 
 struct Statement {
   enum class Kind : std::uint8_t { kInstruction, kLoop, kIf };
   Kind kind = Kind::kInstruction;
-  std::string pointer;  ///< JSON pointer, e.g. "/program/0/body/2"
-  std::string name;     ///< instruction "name" attribute ("" when absent)
+  std::uint8_t depth = 0;  ///< number of enclosing loops
   /// `source` attribute: index into Program::source_lines, or kNoSourceLine when absent.
   std::uint32_t source_line = kNoSourceLine;
-  std::uint8_t depth = 0;       ///< number of enclosing loops
-  std::uint32_t enclosing = 0;  ///< innermost enclosing loop statement (valid when depth > 0)
+  std::uint32_t enclosing = 0;    ///< innermost enclosing loop statement (valid when depth > 0)
+  std::uint32_t instruction = 0;  ///< kInstruction: index into Program::instructions
+  std::uint32_t control = 0;      ///< kLoop, kIf: index into Program::controls
+  std::string pointer;            ///< JSON pointer, e.g. "/program/0/body/2"
+  std::string name;               ///< instruction "name" attribute ("" when absent)
+};
 
+/// A loop or a condition.
+struct ControlSpec {
   // kLoop: for VAR in range(start, stop, step); the variable lives in environment slot
   // Program::loop_slot(depth).
   std::string loop_var;
@@ -156,8 +181,6 @@ struct Statement {
   Expr condition;
   std::vector<std::uint32_t> body;       ///< loop body or `then` (statement indices)
   std::vector<std::uint32_t> else_body;  ///< `else`
-
-  std::uint32_t instruction = 0;  ///< kInstruction: index into Program::instructions
 };
 
 struct Param {
@@ -178,7 +201,10 @@ struct Program {
   std::string cores_pointer = "/cores";
   std::vector<TensorDecl> tensors;  ///< declaration order
   std::vector<Statement> statements;
+  std::vector<ControlSpec> controls;  ///< by Statement::control
   std::vector<InstructionSpec> instructions;
+  std::vector<OperandExpr> operands;                   ///< by InstructionSpec::operands
+  std::vector<InstructionAttributes> attributes;       ///< by InstructionSpec::attributes
   std::vector<ExplicitPatternExpr> explicit_patterns;  ///< by OperandExpr::explicit_pattern
   std::vector<std::uint32_t> program;                  ///< top-level statement indices
   std::uint32_t max_depth = 0;                         ///< deepest loop nesting
@@ -198,6 +224,19 @@ struct Program {
   bool uses_loops(const Expr& expr) const { return expr.uses_slot_at_or_above(loop_slot(0)); }
   /// True when `expr` reads pid, chip, local_core or a param that depends on them.
   bool uses_per_core(const Expr& expr) const;
+
+  /// The operand in `slot` of `spec`; an absent one (present() false) when the slot is empty.
+  const OperandExpr& operand(const InstructionSpec& spec, Slot slot) const {
+    static const OperandExpr kAbsent;
+    const std::uint32_t id = spec.operands[static_cast<std::size_t>(slot)];
+    return id == kNoOperand ? kAbsent : operands[id];
+  }
+  const InstructionAttributes& attributes_of(const InstructionSpec& spec) const {
+    return attributes[spec.attributes];
+  }
+  const ControlSpec& control(const Statement& statement) const {
+    return controls[statement.control];
+  }
 
   std::optional<std::uint32_t> find_tensor(std::string_view tensor_name) const;
   /// Trace label: the `name` attribute, or "<op> <pointer>" (spec section 6).

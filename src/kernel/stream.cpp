@@ -78,8 +78,6 @@ InstructionStream::InstructionStream(const PreparedKernel& kernel, std::uint32_t
     }
   }
   bind_expressions();
-  cache_.resize(program_.instructions.size());
-  cached_.assign(program_.instructions.size(), 0);
   stack_.reserve(program_.max_depth + 2);
   stack_.push_back(Frame{&program_.program, 0, false, 0, 0, 0, 0});
 }
@@ -89,9 +87,21 @@ void InstructionStream::bind_expressions() {
   const auto known = [loop_base](std::uint32_t slot) { return slot < loop_base; };
   const std::int64_t* env = env_.data();
   const auto bind = [&](Expr& expr) { expr = expr.bind(env, known); };
-  specs_ = program_.instructions;
-  explicit_patterns_ = program_.explicit_patterns;
-  for (ExplicitPatternExpr& pattern : explicit_patterns_) {
+  bound_operand_index_.assign(program_.operands.size(), kNoOperand);
+  for (std::size_t i = 0; i < program_.operands.size(); ++i) {
+    const OperandExpr& operand = program_.operands[i];
+    if (operand.all_constant) continue;
+    OperandExpr& bound = bound_operands_.emplace_back(operand);
+    bound_operand_index_[i] = static_cast<std::uint32_t>(bound_operands_.size() - 1);
+    for (IndexExpr& index : bound.indices) {
+      bind(index.start);
+      bind(index.stop);
+      bind(index.step);
+    }
+    if (!operand.is_explicit()) continue;
+    ExplicitPatternExpr& pattern =
+        bound_patterns_.emplace_back(program_.explicit_patterns[operand.explicit_pattern]);
+    bound.explicit_pattern = static_cast<std::uint32_t>(bound_patterns_.size() - 1);
     bind(pattern.partition_start);
     bind(pattern.partition_stop);
     bind(pattern.offset);
@@ -100,96 +110,94 @@ void InstructionStream::bind_expressions() {
       bind(pair.count);
     }
   }
-  for (InstructionSpec& spec : specs_) {
-    for (OperandExpr& operand : spec.operands) {
-      for (IndexExpr& index : operand.indices) {
-        bind(index.start);
-        bind(index.stop);
-        bind(index.step);
-      }
-    }
-    for (Expr* expr : {&spec.accumulate, &spec.is_transpose, &spec.reverse0, &spec.reverse1,
-                       &spec.negate, &spec.keepdims, &spec.queue, &spec.peer}) {
+  attributes_ = program_.attributes;
+  for (InstructionAttributes& attributes : attributes_) {
+    for (Expr* expr : {&attributes.accumulate, &attributes.is_transpose, &attributes.reverse0,
+                       &attributes.reverse1, &attributes.negate, &attributes.keepdims,
+                       &attributes.queue, &attributes.peer}) {
       bind(*expr);
     }
-    for (Expr& expr : spec.axes) bind(expr);
-    for (Expr& expr : spec.cores) bind(expr);
-    for (ScalarSpec* scalar :
-         {&spec.scale, &spec.bias, &spec.operand0, &spec.operand1, &spec.fill}) {
-      if (scalar->expr) bind(*scalar->expr);
+    for (Expr& expr : attributes.axes) bind(expr);
+    for (Expr& expr : attributes.cores) bind(expr);
+    for (ScalarSpec* scalar : {&attributes.scale, &attributes.bias, &attributes.operand0,
+                               &attributes.operand1, &attributes.fill}) {
+      if (scalar->has_expr) bind(scalar->expr);
     }
   }
-  memo_.resize(specs_.size());
-  using Kind = SignatureRole::Kind;
-  for (std::size_t i = 0; i < specs_.size(); ++i) {
-    InstructionSpec& spec = specs_[i];
+  // Memos point into the vectors above, which are complete now.
+  spec_state_.assign(program_.instructions.size(), kNoState);
+  for (std::size_t i = 0; i < program_.instructions.size(); ++i) {
+    const InstructionSpec& spec = program_.instructions[i];
     if (!spec.uses_loops) continue;
-    Memo& memo = memo_[i];
-    const auto add = [&memo](const Expr& expr, SignatureRole role = {}) {
-      if (expr.is_constant()) return;
-      memo.exprs.push_back(&expr);
-      memo.roles.push_back(role);
-      memo.shiftable = memo.shiftable || role.kind != Kind::kFixed;
-    };
-    for (std::size_t slot = 0; slot < kSlotCount; ++slot) {
-      const OperandExpr& operand = spec.operands[slot];
-      const bool hbm =
-          operand.present() && program_.tensors[operand.tensor].memory == MemoryKind::kHbm;
-      for (std::size_t d = 0; d < operand.indices.size(); ++d) {
-        const IndexExpr& index = operand.indices[d];
-        const auto at = [&](Kind kind) {
-          return SignatureRole{kind, static_cast<std::uint8_t>(slot), static_cast<std::uint8_t>(d)};
-        };
-        const bool window = hbm && index.is_slice && index.has_start && index.has_stop &&
-                            !index.start.is_constant() && !index.stop.is_constant() &&
-                            index.step.is_constant();
-        if (hbm && !index.is_slice) {
-          add(index.start, at(Kind::kHbmIndex));
-        } else if (window) {
-          add(index.start, at(Kind::kHbmSliceStart));
-          add(index.stop, at(Kind::kHbmSliceStop));
-        } else {
-          add(index.start);
-          add(index.stop);
-        }
-        add(index.step);
-      }
-      if (operand.is_explicit()) {
-        const ExplicitPatternExpr& pattern = explicit_patterns_[operand.explicit_pattern];
-        add(pattern.partition_start);
-        add(pattern.partition_stop);
-        add(pattern.offset,
-            hbm ? SignatureRole{Kind::kHbmPatternOffset, static_cast<std::uint8_t>(slot), 0}
-                : SignatureRole{});
-        for (const PatternPairExpr& pair : pattern.pairs) {
-          add(pair.stride);
-          add(pair.count);
-        }
-      }
-    }
-    for (const Expr* expr : {&spec.accumulate, &spec.is_transpose, &spec.reverse0, &spec.reverse1,
-                             &spec.negate, &spec.keepdims, &spec.peer}) {
-      add(*expr);
-    }
-    add(spec.queue, SignatureRole{Kind::kQueue, 0, 0});
-    for (const Expr& expr : spec.axes) add(expr);
-    for (const Expr& expr : spec.cores) add(expr);
-    for (const ScalarSpec* scalar :
-         {&spec.scale, &spec.bias, &spec.operand0, &spec.operand1, &spec.fill}) {
-      if (scalar->expr) add(*scalar->expr);
-    }
-    memo.caching = true;
+    spec_state_[i] = static_cast<std::uint32_t>(memo_.size());
+    build_memo(spec, memo_.emplace_back());
   }
-  control_.resize(program_.statements.size());
-  for (std::size_t i = 0; i < program_.statements.size(); ++i) {
-    const Statement& statement = program_.statements[i];
-    if (statement.kind == Statement::Kind::kInstruction) continue;
-    ControlExprs& control = control_[i];
-    control.start = statement.start.bind(env, known);
-    control.stop = statement.stop.bind(env, known);
-    control.step = statement.step.bind(env, known);
-    control.condition = statement.condition.bind(env, known);
+  control_.reserve(program_.controls.size());
+  for (const ControlSpec& control : program_.controls) {
+    control_.push_back(ControlExprs{control.start.bind(env, known), control.stop.bind(env, known),
+                                    control.step.bind(env, known),
+                                    control.condition.bind(env, known)});
   }
+}
+
+void InstructionStream::build_memo(const InstructionSpec& spec, Memo& memo) {
+  using Kind = SignatureRole::Kind;
+  const auto add = [&memo](const Expr& expr, SignatureRole role = {}) {
+    if (expr.is_constant()) return;
+    memo.exprs.push_back(&expr);
+    memo.roles.push_back(role);
+    memo.shiftable = memo.shiftable || role.kind != Kind::kFixed;
+  };
+  for (std::size_t slot = 0; slot < kSlotCount; ++slot) {
+    const OperandExpr& operand = this->operand(spec, slot);
+    const bool hbm =
+        operand.present() && program_.tensors[operand.tensor].memory == MemoryKind::kHbm;
+    for (std::size_t d = 0; d < operand.indices.size(); ++d) {
+      const IndexExpr& index = operand.indices[d];
+      const auto at = [&](Kind kind) {
+        return SignatureRole{kind, static_cast<std::uint8_t>(slot), static_cast<std::uint8_t>(d)};
+      };
+      const bool window = hbm && index.is_slice && index.has_start && index.has_stop &&
+                          !index.start.is_constant() && !index.stop.is_constant() &&
+                          index.step.is_constant();
+      if (hbm && !index.is_slice) {
+        add(index.start, at(Kind::kHbmIndex));
+      } else if (window) {
+        add(index.start, at(Kind::kHbmSliceStart));
+        add(index.stop, at(Kind::kHbmSliceStop));
+      } else {
+        add(index.start);
+        add(index.stop);
+      }
+      add(index.step);
+    }
+    if (operand.is_explicit()) {
+      const ExplicitPatternExpr& pattern = explicit_pattern(operand);
+      add(pattern.partition_start);
+      add(pattern.partition_stop);
+      add(pattern.offset,
+          hbm ? SignatureRole{Kind::kHbmPatternOffset, static_cast<std::uint8_t>(slot), 0}
+              : SignatureRole{});
+      for (const PatternPairExpr& pair : pattern.pairs) {
+        add(pair.stride);
+        add(pair.count);
+      }
+    }
+  }
+  const InstructionAttributes& attributes = attributes_[spec.attributes];
+  for (const Expr* expr :
+       {&attributes.accumulate, &attributes.is_transpose, &attributes.reverse0,
+        &attributes.reverse1, &attributes.negate, &attributes.keepdims, &attributes.peer}) {
+    add(*expr);
+  }
+  add(attributes.queue, SignatureRole{Kind::kQueue, 0, 0});
+  for (const Expr& expr : attributes.axes) add(expr);
+  for (const Expr& expr : attributes.cores) add(expr);
+  for (const ScalarSpec* scalar : {&attributes.scale, &attributes.bias, &attributes.operand0,
+                                   &attributes.operand1, &attributes.fill}) {
+    if (scalar->has_expr) add(scalar->expr);
+  }
+  memo.caching = true;
 }
 
 std::span<const std::uint32_t> InstructionStream::core_group(std::uint32_t id) const {
@@ -235,25 +243,28 @@ bool InstructionStream::next(Instruction& out) {
       case Statement::Kind::kLoop: {
         SourceRef source;
         fill_source(index, source);
-        const ControlExprs& control = control_[index];
+        const ControlExprs& control = control_[statement.control];
         const std::int64_t start = eval(control.start, source, "range");
         const std::int64_t stop = eval(control.stop, source, "range");
         const std::int64_t step = eval(control.step, source, "range");
         if (step == 0) {
-          throw InputError(program_.location(source, "/range"),
-                           "range step '" + statement.step.text() + "' evaluates to 0");
+          throw InputError(
+              program_.location(source, "/range"),
+              "range step '" + program_.control(statement).step.text() + "' evaluates to 0");
         }
         if (step > 0 ? start >= stop : start <= stop) continue;  // empty range
         const std::uint32_t slot = program_.loop_slot(statement.depth);
         env_[slot] = start;
-        stack_.push_back(Frame{&statement.body, 0, true, slot, start, stop, step});
+        stack_.push_back(
+            Frame{&program_.control(statement).body, 0, true, slot, start, stop, step});
         continue;
       }
       case Statement::Kind::kIf: {
         SourceRef source;
         fill_source(index, source);
-        const bool taken = eval(control_[index].condition, source, "if") != 0;
-        const auto& body = taken ? statement.body : statement.else_body;
+        const bool taken = eval(control_[statement.control].condition, source, "if") != 0;
+        const ControlSpec& control = program_.control(statement);
+        const auto& body = taken ? control.body : control.else_body;
         if (!body.empty()) stack_.push_back(Frame{&body, 0, false, 0, 0, 0, 0});
         continue;
       }
@@ -262,10 +273,14 @@ bool InstructionStream::next(Instruction& out) {
   return false;
 }
 
-void InstructionStream::resolve_operand(const OperandExpr& operand, AccessPattern& pattern,
-                                        const SourceRef& source) const {
+void InstructionStream::resolve_operand(const InstructionSpec& spec, Slot slot,
+                                        AccessPattern& pattern, const SourceRef& source) const {
+  const OperandExpr& operand = this->operand(spec, static_cast<std::size_t>(slot));
+  const std::string_view key_view = operand_key(spec.opcode, slot);
+  const char* key = key_view.data();  // a literal of op_specs(): NUL-terminated
   if (operand.is_explicit()) {
-    resolve_explicit_pattern(operand, pattern, source);
+    resolve_explicit_pattern(operand, key, slot == Slot::kDst || slot == Slot::kReduceDst, pattern,
+                             source);
     return;
   }
   const TensorDecl& decl = program_.tensors[operand.tensor];
@@ -287,9 +302,9 @@ void InstructionStream::resolve_operand(const OperandExpr& operand, AccessPatter
     const IndexExpr& index = operand.indices[d];
     const std::int64_t size = static_cast<std::int64_t>(layout.shape[d]);
     if (!index.is_slice) {
-      const std::int64_t value = eval(index.start, source, operand.key.c_str());
+      const std::int64_t value = eval(index.start, source, key);
       if (value < 0 || value >= size) {
-        throw InputError(program_.location(source, "/" + operand.key),
+        throw InputError(program_.location(source, std::string("/") + key),
                          operand_text(operand) + ": index '" + index.start.text() +
                              "' = " + std::to_string(value) + " is out of bounds for dimension " +
                              std::to_string(d) + " of tensor '" + decl.name + "' (size " +
@@ -298,9 +313,9 @@ void InstructionStream::resolve_operand(const OperandExpr& operand, AccessPatter
       element += value * layout.strides[d];
       continue;
     }
-    const std::int64_t start = index.has_start ? eval(index.start, source, operand.key.c_str()) : 0;
-    const std::int64_t stop = index.has_stop ? eval(index.stop, source, operand.key.c_str()) : size;
-    const std::int64_t step = index.has_step ? eval(index.step, source, operand.key.c_str()) : 1;
+    const std::int64_t start = index.has_start ? eval(index.start, source, key) : 0;
+    const std::int64_t stop = index.has_stop ? eval(index.stop, source, key) : size;
+    const std::int64_t step = index.has_step ? eval(index.step, source, key) : 1;
     if (step <= 0 || start < 0 || stop > size || start >= stop) {
       std::string why;
       if (step <= 0) {
@@ -310,7 +325,7 @@ void InstructionStream::resolve_operand(const OperandExpr& operand, AccessPatter
       } else {
         why = "is out of bounds (valid 0:" + std::to_string(size) + ")";
       }
-      throw InputError(program_.location(source, "/" + operand.key),
+      throw InputError(program_.location(source, std::string("/") + key),
                        operand_text(operand) + ": slice " + std::to_string(start) + ":" +
                            std::to_string(stop) + (step != 1 ? ":" + std::to_string(step) : "") +
                            " of dimension " + std::to_string(d) + " of tensor '" + decl.name +
@@ -319,7 +334,7 @@ void InstructionStream::resolve_operand(const OperandExpr& operand, AccessPatter
     const std::int64_t count = (stop - start + step - 1) / step;
     if (on_chip && d == decl.partition_dim) {
       if (step != 1) {
-        throw InputError(program_.location(source, "/" + operand.key),
+        throw InputError(program_.location(source, std::string("/") + key),
                          operand_text(operand) +
                              ": the partition dimension's slice must have step 1, found " +
                              std::to_string(step));
@@ -330,7 +345,7 @@ void InstructionStream::resolve_operand(const OperandExpr& operand, AccessPatter
       continue;
     }
     if (rank == max_rank) {
-      throw InputError(program_.location(source, "/" + operand.key),
+      throw InputError(program_.location(source, std::string("/") + key),
                        operand_text(operand) + ": more than " + std::to_string(max_rank) +
                            (on_chip ? " free dimensions" : " dimensions") +
                            " remain after indexing; index some with an integer");
@@ -348,16 +363,16 @@ void InstructionStream::resolve_operand(const OperandExpr& operand, AccessPatter
                                  byte_offset;
 }
 
-void InstructionStream::resolve_explicit_pattern(const OperandExpr& operand, AccessPattern& pattern,
+void InstructionStream::resolve_explicit_pattern(const OperandExpr& operand, const char* key,
+                                                 bool written, AccessPattern& pattern,
                                                  const SourceRef& source) const {
-  const ExplicitPatternExpr& expr = explicit_patterns_[operand.explicit_pattern];
+  const ExplicitPatternExpr& expr = explicit_pattern(operand);
   const TensorDecl& decl = program_.tensors[operand.tensor];
   const TensorLayout& layout = kernel_.layouts[operand.tensor];
   const Placement& placement = kernel_.allocation.placements[operand.tensor];
   const bool on_chip = decl.memory != MemoryKind::kHbm;
-  const char* key = operand.key.c_str();
   const auto fail = [&](const std::string& why) {
-    throw InputError(program_.location(source, "/" + operand.key),
+    throw InputError(program_.location(source, std::string("/") + key),
                      operand_text(operand) + ": " + why);
   };
   pattern.memory = decl.memory;
@@ -404,7 +419,7 @@ void InstructionStream::resolve_explicit_pattern(const OperandExpr& operand, Acc
       fail("the pattern touches more than " + std::to_string(kMaxPatternElements) + " elements" +
            (on_chip ? " per partition" : ""));
     }
-    if (operand.written && stride == 0 && count > 1) {
+    if (written && stride == 0 && count > 1) {
       fail(pair_text + " writes the same elements " + std::to_string(count) +
            " times; a written operand may not broadcast (stride 0)");
     }
@@ -431,12 +446,13 @@ void InstructionStream::resolve_explicit_pattern(const OperandExpr& operand, Acc
 }
 
 std::uint32_t InstructionStream::intern_dynamic_group(const InstructionSpec& spec,
+                                                      const InstructionAttributes& attributes,
                                                       const SourceRef& source) {
   const char* key = spec.opcode == Opcode::kCoreBarrier ? "cores" : "group";
   std::vector<std::uint32_t> group;
-  group.reserve(spec.cores.size());
-  for (std::size_t i = 0; i < spec.cores.size(); ++i) {
-    const std::int64_t value = eval(spec.cores[i], source, key);
+  group.reserve(attributes.cores.size());
+  for (std::size_t i = 0; i < attributes.cores.size(); ++i) {
+    const std::int64_t value = eval(attributes.cores[i], source, key);
     if (value < 0 || value >= static_cast<std::int64_t>(kernel_.cores)) {
       check_core_index(value, kernel_.cores,
                        program_.location(source, std::string("/") + key + "/" + std::to_string(i)));
@@ -592,17 +608,21 @@ void InstructionStream::derive_regions(Instruction& out) {
 void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
   const Statement& statement = program_.statements[statement_index];
   const std::uint32_t spec_index = statement.instruction;
-  if (cached_[spec_index]) {
-    assign_compact(out, cache_[spec_index]);
+  const InstructionSpec& spec = program_.instructions[spec_index];
+  const std::uint32_t state = spec_state_[spec_index];
+  if (!spec.uses_loops && state != kNoState) {
+    assign_compact(out, cache_[state]);
     out.sequence = sequence_;
     fill_source(statement_index, out.source);
     return;
   }
-  Memo& memo = memo_[spec_index];
+  Memo* memo_of_spec = spec.uses_loops ? &memo_[state] : nullptr;
   std::size_t memo_entry = kMemoEntries;
   std::size_t base = 0;  // shift base of signature_ (when memo.shiftable)
-  const bool have_signature = reuse_ && specs_[spec_index].uses_loops && evaluate_signature(memo);
+  const bool have_signature =
+      reuse_ && memo_of_spec != nullptr && evaluate_signature(*memo_of_spec);
   if (have_signature) {
+    Memo& memo = *memo_of_spec;
     const Instruction* reused = memo.caching ? memo_lookup(memo, memo_entry) : nullptr;
     bool reconstructed = false;
     if (reused != nullptr) {
@@ -619,7 +639,7 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
       return;
     }
   }
-  const InstructionSpec& spec = specs_[spec_index];
+  const InstructionAttributes& attributes = attributes_[spec.attributes];
   out = Instruction{};
   out.opcode = spec.opcode;
   out.engine = spec.engine;
@@ -630,12 +650,13 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
   const SourceRef& source = out.source;
 
   for (std::size_t slot = 0; slot < kSlotCount; ++slot) {
-    const OperandExpr& operand = spec.operands[slot];
-    if (operand.present()) resolve_operand(operand, out.operands[slot], source);
+    if (spec.operands[slot] != kNoOperand) {
+      resolve_operand(spec, static_cast<Slot>(slot), out.operands[slot], source);
+    }
   }
 
   // Attributes.
-  out.alu = spec.alu;
+  out.alu = spec.opcode == Opcode::kTensorScalar ? spec.reduce_op : spec.alu;
   out.op0 = spec.op0;
   out.op1 = spec.op1;
   out.func = spec.func;
@@ -644,58 +665,61 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
   out.dma_trigger = spec.dma_trigger;
   out.algorithm = spec.algorithm;
   out.double_row = spec.double_row;
-  out.accumulate = eval(spec.accumulate, source, "accumulate") != 0;
-  out.is_transpose = eval(spec.is_transpose, source, "is_transpose") != 0;
-  out.reverse0 = eval(spec.reverse0, source, "reverse0") != 0;
-  out.reverse1 = eval(spec.reverse1, source, "reverse1") != 0;
-  out.negate = eval(spec.negate, source, "negate") != 0;
-  out.keepdims = eval(spec.keepdims, source, "keepdims") != 0;
+  out.accumulate = eval(attributes.accumulate, source, "accumulate") != 0;
+  out.is_transpose = eval(attributes.is_transpose, source, "is_transpose") != 0;
+  out.reverse0 = eval(attributes.reverse0, source, "reverse0") != 0;
+  out.reverse1 = eval(attributes.reverse1, source, "reverse1") != 0;
+  out.negate = eval(attributes.negate, source, "negate") != 0;
+  out.keepdims = eval(attributes.keepdims, source, "keepdims") != 0;
   if (spec.opcode == Opcode::kDmaCopy || spec.opcode == Opcode::kDmaTranspose) {
-    const std::int64_t queue = eval(spec.queue, source, "queue");
+    const std::int64_t queue = eval(attributes.queue, source, "queue");
     if (queue < 0 || queue >= static_cast<std::int64_t>(kernel_.target.dma_queues)) {
       throw InputError(program_.location(source, "/queue"),
-                       "dma-queue: queue '" + spec.queue.text() + "' = " + std::to_string(queue) +
-                           " is out of range 0-" + std::to_string(kernel_.target.dma_queues - 1));
+                       "dma-queue: queue '" + attributes.queue.text() +
+                           "' = " + std::to_string(queue) + " is out of range 0-" +
+                           std::to_string(kernel_.target.dma_queues - 1));
     }
     out.dma_queue = static_cast<std::uint8_t>(queue);
   }
   if (spec.opcode == Opcode::kSend || spec.opcode == Opcode::kRecv) {
-    const std::int64_t peer = eval(spec.peer, source, "peer");
+    const std::int64_t peer = eval(attributes.peer, source, "peer");
     const std::string where = program_.location(source, "/peer");
     out.peer = check_core_index(peer, kernel_.cores, where);
     if (out.peer == pid_) {
-      throw InputError(where, "peer '" + spec.peer.text() + "' = " + std::to_string(peer) +
+      throw InputError(where, "peer '" + attributes.peer.text() + "' = " + std::to_string(peer) +
                                   " is this core itself; send/recv need another core");
     }
   }
   auto scalar = [&](const ScalarSpec& s, ScalarKind& kind, double& value, const char* key) {
     kind = s.kind;
     if (s.kind == ScalarKind::kImmediate) {
-      value = s.expr ? static_cast<double>(eval(*s.expr, source, key)) : s.number;
+      value = s.has_expr ? static_cast<double>(eval(s.expr, source, key)) : s.number;
     }
   };
-  scalar(spec.scale, out.scale_kind, out.scale_value, "scale");
-  scalar(spec.bias, out.bias_kind, out.bias_value, "bias");
-  scalar(spec.operand0, out.operand0_kind, out.operand0_value, "operand0");
-  scalar(spec.operand1, out.operand1_kind, out.operand1_value, "operand1");
+  scalar(attributes.scale, out.scale_kind, out.scale_value, "scale");
+  scalar(attributes.bias, out.bias_kind, out.bias_value, "bias");
+  scalar(attributes.operand0, out.operand0_kind, out.operand0_value, "operand0");
+  scalar(attributes.operand1, out.operand1_kind, out.operand1_value, "operand1");
   ScalarKind fill_kind = ScalarKind::kNone;
-  scalar(spec.fill, fill_kind, out.fill_value, spec.opcode == Opcode::kMemset ? "value" : "fill");
-  if (!spec.all_cores) {
+  scalar(attributes.fill, fill_kind, out.fill_value,
+         spec.opcode == Opcode::kMemset ? "value" : "fill");
+  if (!attributes.all_cores) {
     const std::uint32_t group = kernel_.spec_core_group[spec_index];
-    out.core_group = group == kDynamicCoreGroup ? intern_dynamic_group(spec, source) : group;
+    out.core_group =
+        group == kDynamicCoreGroup ? intern_dynamic_group(spec, attributes, source) : group;
   }
   if (spec.opcode == Opcode::kTensorReduce) {
     const AccessPattern& src = out.src();
-    if (spec.axes.empty()) {
+    if (attributes.axes.empty()) {
       out.reduce_axes = static_cast<std::uint8_t>((1u << src.rank) - 1);
     }
-    for (const Expr& axis_expr : spec.axes) {
+    for (const Expr& axis_expr : attributes.axes) {
       const std::int64_t axis = eval(axis_expr, source, "axis");
       const std::int64_t logical_rank = src.rank + (src.on_chip() ? 1 : 0);
       if (axis < 0 || axis >= logical_rank || (src.on_chip() && axis == src.partition_axis)) {
         throw InputError(program_.location(source, "/axis"),
                          "axis: " + std::to_string(axis) + " is not a free axis of src '" +
-                             spec.operands[static_cast<std::size_t>(Slot::kSrc)].text +
+                             operand(spec, static_cast<std::size_t>(Slot::kSrc)).text +
                              "' (shape " + format_shape(src) + ", partition axis " +
                              std::to_string(src.partition_axis) +
                              (axis == src.partition_axis ? "; to reduce across partitions use "
@@ -735,11 +759,15 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
   derive_regions(out);
 
   validate_instruction(
-      kernel_, out, spec.all_cores ? std::span<const std::uint32_t>{} : core_group(out.core_group));
+      kernel_, out,
+      attributes.all_cores ? std::span<const std::uint32_t>{} : core_group(out.core_group));
   if (!spec.uses_loops) {
-    cache_[spec_index] = out;
-    cached_[spec_index] = 1;
+    if (statement.depth > 0) {  // it runs again
+      spec_state_[spec_index] = static_cast<std::uint32_t>(cache_.size());
+      cache_.push_back(out);
+    }
   } else if (have_signature) {
+    Memo& memo = *memo_of_spec;
     if (memo.caching && memo_entry < kMemoEntries) {
       memo.entries[memo_entry] = out;
       memo.filled[memo_entry] = 1;

@@ -1,8 +1,10 @@
 // The lazy instruction stream of one NeuronCore: walks a PreparedKernel's statements in program
 // order (loops are iterated, never unrolled; conditions evaluated per iteration) and yields one
 // concrete Instruction per dynamic instruction, with resolved operands, byte regions and the
-// checks that depend on loop values done. Memory: one frame per active loop plus one cached
-// Instruction per loop-invariant statement, i.e. proportional to the kernel's JSON.
+// checks that depend on loop values done. Memory: one frame per active loop, bound copies of the
+// expressions that are not constants, one cached Instruction per loop-invariant statement inside
+// a loop and bounded memos per loop-dependent statement: proportional to the kernel's loops and
+// non-constant expressions, a few bytes per statement of an unrolled kernel.
 #pragma once
 
 #include <array>
@@ -21,7 +23,8 @@ class InstructionStream {
   /// The stream of core `pid` (0 <= pid < kernel.cores). `kernel` must outlive the stream.
   /// Throws InputError when a per-core param cannot be evaluated.
   InstructionStream(const PreparedKernel& kernel, std::uint32_t pid);
-  InstructionStream(const InstructionStream&) = delete;  // holds pointers into its own specs_
+  // Memos hold pointers into the stream's own bound expressions.
+  InstructionStream(const InstructionStream&) = delete;
   InstructionStream& operator=(const InstructionStream&) = delete;
 
   /// Writes the next dynamic instruction into `out` and returns true, or returns false at the
@@ -53,11 +56,26 @@ class InstructionStream {
   };
 
   void build(std::uint32_t statement, Instruction& out);
-  void resolve_operand(const OperandExpr& operand, AccessPattern& pattern,
+  /// Resolves the operand in `slot` of `spec` (present) into `pattern`.
+  void resolve_operand(const InstructionSpec& spec, Slot slot, AccessPattern& pattern,
                        const SourceRef& source) const;
   /// resolve_operand() of an explicit pattern NAME.ap(...) (OperandExpr::explicit_pattern).
-  void resolve_explicit_pattern(const OperandExpr& operand, AccessPattern& pattern,
-                                const SourceRef& source) const;
+  void resolve_explicit_pattern(const OperandExpr& operand, const char* key, bool written,
+                                AccessPattern& pattern, const SourceRef& source) const;
+  /// The operand in `slot` of `spec` as this core evaluates it: the bound copy, or the Program's
+  /// own when all its expressions are constants. Absent (present() false) for an empty slot.
+  const OperandExpr& operand(const InstructionSpec& spec, std::size_t slot) const {
+    static const OperandExpr kAbsent;
+    const std::uint32_t id = spec.operands[slot];
+    if (id == kNoOperand) return kAbsent;
+    const std::uint32_t bound = bound_operand_index_[id];
+    return bound == kNoOperand ? program_.operands[id] : bound_operands_[bound];
+  }
+  /// The explicit pattern of `operand` (as returned by operand()).
+  const ExplicitPatternExpr& explicit_pattern(const OperandExpr& operand) const {
+    return operand.all_constant ? program_.explicit_patterns[operand.explicit_pattern]
+                                : bound_patterns_[operand.explicit_pattern];
+  }
   /// Elements an explicit pattern may touch (per partition on chip): the product of its counts.
   /// Beyond it (only broadcasts get there) element and byte counts could overflow.
   static constexpr std::uint64_t kMaxPatternElements = std::uint64_t{1} << 40;
@@ -72,10 +90,12 @@ class InstructionStream {
   }
   [[noreturn]] void throw_eval_error(const ExprEvalError& error, const Expr& expr,
                                      const SourceRef& source, const char* key) const;
-  std::uint32_t intern_dynamic_group(const InstructionSpec& spec, const SourceRef& source);
+  std::uint32_t intern_dynamic_group(const InstructionSpec& spec,
+                                     const InstructionAttributes& attributes,
+                                     const SourceRef& source);
   void fill_source(std::uint32_t statement, SourceRef& source) const;
 
-  /// Loop bounds and conditions of one statement, specialised to this core (Expr::bind).
+  /// Loop bounds and conditions of one loop or condition, specialised to this core (Expr::bind).
   struct ControlExprs {
     Expr start;
     Expr stop;
@@ -86,11 +106,15 @@ class InstructionStream {
 
   const PreparedKernel& kernel_;
   const Program& program_;
-  /// The program's instruction specs and control expressions with every param and built-in
-  /// substituted for this core, so that most expressions evaluate as affine forms of loop
-  /// variables. Indexed like Program::instructions and Program::statements.
-  std::vector<InstructionSpec> specs_;
-  std::vector<ExplicitPatternExpr> explicit_patterns_;  ///< bound like specs_
+  /// The program's expressions with every param and built-in substituted for this core, so that
+  /// most expressions evaluate as affine forms of loop variables: the operands whose expressions
+  /// are not all constants (bound_operand_index_ maps Program::operands to them, kNoOperand =
+  /// use the Program's), their explicit patterns, every attribute set (by
+  /// InstructionSpec::attributes) and every loop and condition (by Statement::control).
+  std::vector<OperandExpr> bound_operands_;
+  std::vector<std::uint32_t> bound_operand_index_;
+  std::vector<ExplicitPatternExpr> bound_patterns_;  ///< by bound OperandExpr::explicit_pattern
+  std::vector<InstructionAttributes> attributes_;
   std::vector<ControlExprs> control_;
   std::uint32_t pid_;
   std::uint32_t chip_;
@@ -98,10 +122,14 @@ class InstructionStream {
   std::vector<Frame> stack_;
   std::uint64_t sequence_ = 0;
   std::uint64_t last_content_key_ = 0;  ///< Instruction::content_key of the latest full build
-  /// By InstructionSpec: the instruction built the first time, for specs that use no loop
-  /// variable (reused with new sequence number and loop values).
+  /// By InstructionSpec: for a spec that uses loop variables, its index in memo_; for one that
+  /// does not and sits inside a loop, its index in cache_ once built; else kNoState. A statement
+  /// outside every loop runs once per stream and keeps nothing.
+  static constexpr std::uint32_t kNoState = 0xFFFFFFFFu;
+  std::vector<std::uint32_t> spec_state_;
+  /// Loop-invariant instructions inside loops, built the first time (reused with new sequence
+  /// number and loop values).
   std::vector<Instruction> cache_;
-  std::vector<std::uint8_t> cached_;
 
   /// Reuse of built instructions of loop-dependent specs. A built Instruction is a function of
   /// its spec and the values of the spec's non-constant (bound) expressions, its "signature".
@@ -167,7 +195,9 @@ class InstructionStream {
   /// The shift path: writes the instruction for signature_ into `out` and returns true, or
   /// returns false when it does not apply.
   bool shift_from_base(const Memo& memo, const Memo::Base& base, Instruction& out) const;
-  std::vector<Memo> memo_;
+  std::vector<Memo> memo_;  ///< by spec_state_ of the specs that use loop variables
+  /// Collects the signature expressions of `spec` (which uses loop variables) into `memo`.
+  void build_memo(const InstructionSpec& spec, Memo& memo);
   std::vector<std::int64_t> signature_;  ///< scratch
   bool reuse_ = true;
 

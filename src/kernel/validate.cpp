@@ -68,19 +68,17 @@ class Checker {
   const Target& target() const { return target_; }
   /// "in1 'b_sb[t % 2]'"
   std::string describe(Slot slot) const {
-    const OperandExpr& operand = spec_.operands[static_cast<std::size_t>(slot)];
-    return operand.key + " '" + operand.text + "'";
+    return std::string(operand_key(spec_.opcode, slot)) + " '" +
+           program_.operand(spec_, slot).text + "'";
   }
-  std::string suffix(Slot slot) const {
-    return "/" + spec_.operands[static_cast<std::size_t>(slot)].key;
-  }
+  std::string suffix(Slot slot) const { return "/" + std::string(operand_key(spec_.opcode, slot)); }
   MemoryKind memory(Slot slot) const {
-    return program_.tensors[spec_.operands[static_cast<std::size_t>(slot)].tensor].memory;
+    return program_.tensors[program_.operand(spec_, slot).tensor].memory;
   }
   DType dtype(Slot slot) const {
-    return program_.tensors[spec_.operands[static_cast<std::size_t>(slot)].tensor].dtype;
+    return program_.tensors[program_.operand(spec_, slot).tensor].dtype;
   }
-  bool present(Slot slot) const { return spec_.operands[static_cast<std::size_t>(slot)].present(); }
+  bool present(Slot slot) const { return spec_.has(slot); }
   std::string generation_note() const {
     return "the target '" + target_.name + "' is " + target_.nc_name();
   }
@@ -580,6 +578,7 @@ void validate_instruction(const PreparedKernel& kernel, const Instruction& inst,
       check_match(c, inst, Slot::kDst, Slot::kSrc);
       check_column(c, inst, Slot::kAux0, partitions);
       check_column(c, inst, Slot::kAux1, partitions);
+      check_column(c, inst, Slot::kReduceDst, partitions);
       break;
     case Opcode::kTensorReduce:
       check_reduce(c, inst);

@@ -47,33 +47,44 @@ kernel::DType main_dtype(const Instruction& instruction) {
 }
 
 InstructionLabels::InstructionLabels(const kernel::Program& program)
-    : program_(program),
-      statements_(program.statements.size()),
-      formatted_(program.statements.size(), 0) {
+    : program_(program), cached_index_(program.statements.size(), kNotCached) {
   unknown_.label = "?";
   unknown_.pointer = "?";
   unknown_.location = "?";
 }
 
 const InstructionLabels::StatementText& InstructionLabels::statement(std::uint32_t index) {
-  if (index >= statements_.size()) return unknown_;
-  StatementText& text = statements_[index];
-  if (formatted_[index] != 0) return text;
-  formatted_[index] = 1;
+  if (index >= cached_index_.size()) return unknown_;
+  if (cached_index_[index] != kNotCached) return cached_[cached_index_[index]];
+  if (program_.statements[index].depth == 0) {
+    if (recent_index_ != index) {
+      format(index, recent_);
+      recent_index_ = index;
+    }
+    return recent_;
+  }
+  cached_index_[index] = static_cast<std::uint32_t>(cached_.size());
+  format(index, cached_.emplace_back());
+  return cached_.back();
+}
+
+void InstructionLabels::format(std::uint32_t index, StatementText& text) const {
   const kernel::Statement& statement = program_.statements[index];
   text.label = program_.label(index);
   text.pointer = statement.pointer;
   text.source = program_.source_line(index);
   text.location = text.source.empty() ? program_.file + ":" + statement.pointer : text.source;
   text.loop_names = program_.loop_names(index);
+  text.operand_keys = {};
   if (statement.kind == kernel::Statement::Kind::kInstruction &&
       statement.instruction < program_.instructions.size()) {
     const kernel::InstructionSpec& spec = program_.instructions[statement.instruction];
     for (std::size_t slot = 0; slot < kernel::kSlotCount; ++slot) {
-      text.operand_keys[slot] = spec.operands[slot].key;
+      if (spec.has(static_cast<Slot>(slot))) {
+        text.operand_keys[slot] = kernel::operand_key(spec.opcode, static_cast<Slot>(slot));
+      }
     }
   }
-  return text;
 }
 
 void InstructionLabels::append_operand(TextBuffer& out, const AccessPattern& pattern) const {

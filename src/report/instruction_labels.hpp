@@ -1,12 +1,14 @@
 // What traces and profiles say about one dynamic instruction: its statement's label, JSON pointer
-// and loop names (formatted once per statement, then cached), operand descriptions such as
+// and loop names (formatted once per statement inside a loop, then cached; a statement outside
+// every loop runs once per core and is formatted when it is used), operand descriptions such as
 // "acc[128, 512] float32 psum", loop values, and the bytes it moves per memory.
-// Memory is proportional to the kernel's JSON, never to the dynamic instruction count.
+// Memory is proportional to the kernel's loop bodies, never to the dynamic instruction count.
 // Leaves out anything the timing model did not report (see core::InstructionTiming).
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,7 +54,8 @@ class InstructionLabels {
     std::array<std::string, kernel::kSlotCount> operand_keys;
   };
   /// Strings of statement `index` (formatted at first use). Out-of-range indices (instructions
-  /// not from this program) get a placeholder.
+  /// not from this program) get a placeholder. The reference stays valid until the next call
+  /// for another statement outside every loop.
   const StatementText& statement(std::uint32_t index);
 
   /// "acc[128, 512] float32 psum": tensor name, logical shape, dtype, memory.
@@ -64,9 +67,14 @@ class InstructionLabels {
   const kernel::Program& program() const { return program_; }
 
  private:
+  void format(std::uint32_t index, StatementText& text) const;
+
+  static constexpr std::uint32_t kNotCached = 0xFFFFFFFFu;
   const kernel::Program& program_;
-  std::vector<StatementText> statements_;
-  std::vector<std::uint8_t> formatted_;
+  std::vector<std::uint32_t> cached_index_;  ///< by statement: index into cached_, or kNotCached
+  std::deque<StatementText> cached_;         ///< statements inside loops (stable references)
+  StatementText recent_;                     ///< the latest statement outside every loop
+  std::uint32_t recent_index_ = kNotCached;
   StatementText unknown_;
 };
 

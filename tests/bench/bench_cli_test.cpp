@@ -76,6 +76,7 @@ TEST(BenchCli, OtherBenchesRejectBadInput) {
   expect_rejected(run(DEPS_BENCH, "10 bogus"), "found 'bogus'");
   expect_rejected(run(STREAM_BENCH, "-3"), "REPETITIONS: expected a positive integer");
   expect_rejected(run(STREAM_BENCH, "12abc"), "found '12abc'");
+  expect_rejected(run(FLAT_BENCH, "100 many"), "N: expected a positive integer, found 'many'");
 }
 
 TEST(BenchCli, HelpIsNotAnError) {
@@ -83,6 +84,12 @@ TEST(BenchCli, HelpIsNotAnError) {
   EXPECT_EQ(run(DMA_BENCH, "--help").exit_code, kExitOk);
   EXPECT_EQ(run(DEPS_BENCH, "--help").exit_code, kExitOk);
   EXPECT_EQ(run(STREAM_BENCH, "-h").exit_code, kExitOk);
+  EXPECT_EQ(run(FLAT_BENCH, "--help").exit_code, kExitOk);
+}
+
+TEST(BenchCli, FlatBenchChecksTheStatementsItGenerates) {
+  // 200 statements: one output tile (64 x 3 + 2 = 194) and 6 of the next.
+  EXPECT_THAT(run_for_output(FLAT_BENCH, "200"), HasSubstr("flat 200 statements"));
 }
 
 TEST(BenchCli, SimBenchSaysHowManyWakeUpsRanAhead) {

@@ -193,6 +193,35 @@ TEST(VectorCost, ExponentialIsFourTimesScalarExpOnNcV4) {
   EXPECT_EQ(vector_cycles(unary(Opcode::kExponential, small, small), trn3()), 64u);
 }
 
+TEST(VectorCost, TensorScalarReduceAddsMinIiForTheReadOut) {
+  // NKI tensor_scalar_reduce: max(MIN_II, N) + MIN_II.
+  // FP32 [128, 2048]: max(64, 2048) + 64 = 2112 cycles on every generation; 2112 / 0.96 GHz =
+  // 2200 ns on Trn2.
+  const AccessPattern fp32 = sbuf(DType::kFloat32, 128, {2048});
+  const AccessPattern column = sbuf(DType::kFloat32, 128, {1});
+  Instruction plain = unary(Opcode::kTensorScalar, fp32, fp32);
+  Instruction reducing = plain;
+  reducing.operand(Slot::kReduceDst) = column;
+  reducing.alu = AluOp::kMax;
+  for (const Params& p : all_generations()) {
+    SCOPED_TRACE(p.name);
+    EXPECT_EQ(vector_cycles(plain, p), 2048u);
+    EXPECT_EQ(vector_cycles(reducing, p), 2112u);
+  }
+  EXPECT_NEAR(vector_cost(reducing, trn2()).ns, 2200.0, 1e-9);
+  // BF16 in SBUF, unit stride, on Trn2 (4x fast copy): max(64, 1024 / 4) + 64 = 320.
+  const AccessPattern bf16 = sbuf(DType::kBFloat16, 128, {1024});
+  Instruction fast = unary(Opcode::kTensorScalar, bf16, bf16);
+  fast.operand(Slot::kReduceDst) = column;
+  EXPECT_EQ(vector_cycles(fast, trn2()), 320u);
+  // Below the floor, N = 32: max(64, 32) + 64 = 128; a dependent one adds 100: 228.
+  const AccessPattern small = sbuf(DType::kFloat32, 128, {32});
+  Instruction short_row = unary(Opcode::kTensorScalar, small, small);
+  short_row.operand(Slot::kReduceDst) = column;
+  EXPECT_EQ(vector_cycles(short_row, trn2()), 128u);
+  EXPECT_EQ(vector_cycles(short_row, trn2(), true), 228u);
+}
+
 TEST(VectorCost, DependentInstructionPaysStaticOverhead) {
   // max(64, 1) + 100 = 164 on every generation; 164 / 1.12 GHz = 146.43 ns on Trn1.
   const AccessPattern one = sbuf(DType::kFloat32, 1, {1});

@@ -23,14 +23,15 @@ std::string slurp(const std::filesystem::path& path) {
   return buffer.str();
 }
 
-/// `trnsim check DIRECTORY/ARGUMENTS`, DIRECTORY relative to the source tree.
-Result run_check(const std::string& arguments, const std::string& directory = "examples/kernels") {
+/// `trnsim SUBCOMMAND DIRECTORY/ARGUMENTS`, DIRECTORY relative to the source tree.
+Result run_trnsim(const std::string& subcommand, const std::string& arguments,
+                  const std::string& directory) {
   const auto dir =
       std::filesystem::temp_directory_path() / ("trnsim_check_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  const std::string command = std::string(TRNSIM_BINARY) + " check " + TRNSIM_SOURCE_DIR + "/" +
-                              directory + "/" + arguments + " >" + (dir / "out").string() + " 2>" +
-                              (dir / "err").string();
+  const std::string command = std::string(TRNSIM_BINARY) + " " + subcommand + " " +
+                              TRNSIM_SOURCE_DIR + "/" + directory + "/" + arguments + " >" +
+                              (dir / "out").string() + " 2>" + (dir / "err").string();
   const int raw = std::system(command.c_str());
   Result result;
   result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
@@ -38,6 +39,11 @@ Result run_check(const std::string& arguments, const std::string& directory = "e
   result.err = slurp(dir / "err");
   std::filesystem::remove_all(dir);
   return result;
+}
+
+/// `trnsim check DIRECTORY/ARGUMENTS`.
+Result run_check(const std::string& arguments, const std::string& directory = "examples/kernels") {
+  return run_trnsim("check", arguments, directory);
 }
 
 TEST(CheckCommand, ValidKernelPrintsCountsAndExitsZero) {
@@ -90,6 +96,25 @@ TEST(CheckCommand, ExplicitPatternsInALoop) {
       << r.out;
   EXPECT_NE(r.out.find("HBM bytes moved: 147456 (144.00 KiB)"), std::string::npos) << r.out;
   EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+// tensor_scalar with reduce_dst (tests/kernel/kernels/tensor_scalar_reduce.json): T = 4 tiles
+// of [128, 512] float32, each loaded, scaled and row-reduced (vector), biased by its row maxima
+// (scalar) and stored: 16 instructions, 8 DMAs; HBM 4 x 2 x 262144 B = 2 MiB.
+TEST(CheckCommand, TensorScalarReduceChecksAndRuns) {
+  const Result check = run_check("tensor_scalar_reduce.json", "tests/kernel/kernels");
+  ASSERT_EQ(check.status, 0) << check.err;
+  EXPECT_NE(check.out.find("dynamic instructions: 16\n"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("per engine: vector 4 scalar 4 dma 8"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("HBM bytes moved: 2097152 (2.00 MiB)"), std::string::npos) << check.out;
+  const Result run =
+      run_trnsim("run", "tensor_scalar_reduce.json --json -c trn2", "tests/kernel/kernels");
+  ASSERT_EQ(run.status, 0) << run.err;
+  const auto stats = nlohmann::json::parse(run.out);
+  const auto& scalar = stats["cores"][0]["engines"]["scalar"];
+  EXPECT_EQ(scalar["instructions"], 4);
+  // Each activation reads the row maxima its tile's tensor_scalar writes into reduce_dst.
+  EXPECT_GT(scalar["dependency_wait_by_producer_ns"]["vector"].get<double>(), 0.0);
 }
 
 }  // namespace

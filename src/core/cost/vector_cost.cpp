@@ -96,6 +96,11 @@ EngineCost vector_cost(const Instruction& instruction, const config::Params& par
     case Opcode::kTensorCopy:
     case Opcode::kTensorScalar:
       per_element = 1.0 / copy_speedup(instruction, vector);
+      // tensor_scalar_reduce: the free-axis reduction into reduce_dst is read out of the
+      // accumulator after the stream, MIN_II more cycles (NKI ISA reference).
+      if (instruction.operand(Slot::kReduceDst).used()) {
+        extra += static_cast<std::uint64_t>(vector.min_ii_cycles);
+      }
       break;
     case Opcode::kTensorTensor:
       per_element = tensor_tensor_work(instruction, vector);
