@@ -121,6 +121,15 @@ def _affine_text(expr):
     return render(value), ndim
 
 
+def _pattern_text(pattern, offset, channel_multiplier):
+    """A new-API affine pattern (``offset + p * channel_multiplier + sum of step_k * i_k`` over
+    ``[[step, count], ...]``) as the format's expression over p and f0..f3."""
+    value = int(offset) + int(channel_multiplier) * Sym.var(Var("p", 0, 1, 1))
+    for i, pair in enumerate(pattern or []):
+        value = value + int(pair[0]) * Sym.var(Var(f"f{i}", 0, int(pair[1]), 1))
+    return render(value)
+
+
 _CMP_NAME = {">=": "ge", ">": "gt", "<=": "le", "<": "lt", "==": "eq", "!=": "ne"}
 
 
@@ -516,35 +525,17 @@ def new_namespace():
 
     def iota(dst, pattern, offset=0, channel_multiplier=0, name=None, **kwargs):
         source = _go()
-        parts = []
-        if channel_multiplier:
-            parts.append(f"{int(channel_multiplier)}*p")
-        for i, pair in enumerate(pattern or []):
-            step = int(pair[0])
-            if step:
-                parts.append(f"{step}*f{i}")
-        if offset:
-            parts.append(str(int(offset)))
-        core.lower_iota(_dst(dst), " + ".join(parts) or "0", source)
+        core.lower_iota(_dst(dst), _pattern_text(pattern, offset, channel_multiplier), source)
         return Instruction()
 
     def affine_select(dst, pattern, channel_multiplier, on_true_tile, on_false_value,
                       cmp_op=None, offset=0, name=None, **kwargs):
         source = _go()
-        parts = []
-        if channel_multiplier:
-            parts.append(f"{int(channel_multiplier)}*p")
-        for i, pair in enumerate(pattern or []):
-            step = int(pair[0])
-            if step:
-                parts.append(f"{step}*f{i}")
-        if offset:
-            parts.append(str(int(offset)))
         cmp = ops.op_name(cmp_op) if cmp_op is not None else "equal"
         cmp = {"equal": "eq", "not_equal": "ne", "greater": "gt", "greater_equal": "ge",
                "less": "lt", "less_equal": "le"}.get(cmp, cmp)
-        core.lower_affine_select(_dst(dst), " + ".join(parts) or "0", on_true_tile,
-                                 on_false_value, cmp, source)
+        core.lower_affine_select(_dst(dst), _pattern_text(pattern, offset, channel_multiplier),
+                                 on_true_tile, on_false_value, cmp, source)
         return Instruction()
 
     def tensor_partition_reduce(dst, op, data, name=None, **kwargs):

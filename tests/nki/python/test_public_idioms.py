@@ -333,3 +333,26 @@ class TutorialStyleKernels(TraceCase):
         # scanC_accum = zeros, += in the state loop: the first state writes it directly
         ifs = [st for st in loops(doc["program"])[-1]["body"] if "if" in st]
         self.assertEqual(ifs[0]["if"], "i_state == 0")
+
+
+class NewApiPatterns(TraceCase):
+    def test_iota_and_affine_select_patterns(self):
+        source = """
+            @nki.jit
+            def k(x):
+                out = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.shared_hbm)
+                idx = nl.ndarray((128, 64), dtype=nl.int32, buffer=nl.sbuf)
+                nisa.iota(dst=idx, pattern=[[1, 64]], offset=0, channel_multiplier=64)
+                t = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.dma_copy(dst=t, src=x)
+                masked = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.affine_select(dst=masked, pattern=[[-1, 64]], channel_multiplier=1,
+                                   on_true_tile=t, on_false_value=-9984.0,
+                                   cmp_op=nl.greater_equal)
+                nisa.dma_copy(dst=out, src=masked)
+                return out
+        """
+        doc, _ = self.trace(source, "k", {"x": ("float32", [128, 64])}, header=NEW)
+        iota, _, select, _ = instructions(doc["program"])
+        self.assertEqual(iota["expr"], "f0 + 64*p")
+        self.assertEqual((select["pred"], select["cmp"]), ("-f0 + p", "ge"))
