@@ -38,7 +38,6 @@ def main(argv=None):
     t.add_argument("--info", default=None, help="write tracing statistics (JSON) here")
     t.add_argument("--traceback", action="store_true", help="show Python tracebacks")
     args = None
-    display = None
     try:
         args = parser.parse_args(argv)
         if args.command != "trace":
@@ -58,7 +57,6 @@ def main(argv=None):
                 raise UsageError(f"--kwarg {name} is given twice")
             kwargs[name] = value
         grid = driver.parse_grid(args.grid)
-        display = path
         stdout = sys.stdout
         sys.stdout = sys.stderr  # what the kernel prints is not part of the lowered JSON
         try:

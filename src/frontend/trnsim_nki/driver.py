@@ -240,10 +240,6 @@ def bind_arguments(func, inputs, kwargs, path):
     return args
 
 
-class _GridFrame:
-    pass
-
-
 def trace_kernel(path, func_name, inputs, kwargs, grid, target):
     """Returns (document dict, info dict)."""
     api_language.set_target(target)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import dtypes, ops
 from .errors import KernelError
 from .expr import Sym
-from .tensor import HBM, PSUM, SBUF, IndexPred, Tensor, broadcast_free_view, broadcast_shapes
+from .tensor import PSUM, SBUF, IndexPred, Tensor, broadcast_free_view, broadcast_shapes
 from .trace import current
 
 UNARY_ACTIVATIONS = {
@@ -110,13 +110,8 @@ def broadcast_to(x, shape):
         return broadcast_free_view(x, shape)
     if x.partitions != 1:
         raise KernelError(f"cannot broadcast {list(x.shape)} to {list(shape)}")
-    row = x
-    if row.free_elements() != 1 and row.shape[1:] != shape[1:]:
-        row = broadcast_free_view(row, (1,) + shape[1:])
-    out = ops.broadcast_partitions(row if row.shape[1:] == shape[1:] else
-                                   broadcast_free_view(row, (1,) + tuple(shape[1:])),
-                                   shape[0], source)
-    return out
+    row = x if x.shape[1:] == shape[1:] else broadcast_free_view(x, (1,) + shape[1:])
+    return ops.broadcast_partitions(row, shape[0], source)
 
 
 # --- element-wise ---------------------------------------------------------------------------------
@@ -218,7 +213,6 @@ def _fuse_scalar_ops(name, a, b, dtype, mask, engine):
 
 def _emit_binary(dst, alu, a, b, a_t, b_t, source, mask, engine):
     if a_t and b_t:
-        tracer = current()
         # [P, 1] against [P, F]: a scalar operand per partition
         if b.free_elements() == 1 and a.free_elements() > 1 and b.partitions == a.partitions:
             views = ops.apply_mask({"dst": dst, "src": a}, mask)
@@ -411,13 +405,11 @@ def transpose(x, dtype=None, mask=None, engine=None):
     tracer, source = _start()
     x = ops.operand(x, "transpose data")
     ops.require_tile(x, "transpose data")
-    small = x.partitions <= tracer.target.get("vector_transpose_max", 32) and x.free_elements() <= 32
     engine = engine or "tensor"
     memory = PSUM if engine == "tensor" else SBUF
     out_dtype = _dtype(dtype, dtypes.float32 if engine == "tensor" else x.dtype)
     if engine == "tensor" and x.dtype.itemsize == 2 and tracer.target.get("nc_version", 3) >= 3:
         out_dtype = _dtype(dtype, x.dtype)
-    del small
     flat = ops._flatten_free(x)
 
     def emit(dst):

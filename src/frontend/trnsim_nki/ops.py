@@ -793,7 +793,6 @@ def emit_transpose(dst, src, engine=None, source=None):
 
 def matmul_accumulate(dst, stationary, moving, perf_mode=None, source=None, is_transpose=False):
     """``psum[...] += matmul(...)``: accumulates; the first write after a zero-fill overwrites."""
-    tracer = current()
     tile = dst.storage.tile
     accumulate = 1
     if tile is not None and tile.zero is not None:
