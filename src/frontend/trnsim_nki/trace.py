@@ -28,6 +28,9 @@ from .expr import NotAffine, Sym, Var
 
 _current = None
 
+# Loops of the kernel format nest at most this deep; deeper traced loops are unrolled.
+MAX_LOOP_DEPTH = 8
+
 
 def current():
     if _current is None:
@@ -399,7 +402,8 @@ def traced_range(kind, args, directives=None):
     for directive in directives if isinstance(directives, (list, tuple)) else [directives]:
         if getattr(directive, "name", None) == "multi_buffer":
             buffers = int(directive.options["factor"])
-    symbolic = kind in ("affine_range", "sequential_range") and site not in tracer.unroll_sites
+    symbolic = (kind in ("affine_range", "sequential_range") and site not in tracer.unroll_sites
+                and len(tracer.symbolic_frames()) < MAX_LOOP_DEPTH)
     if symbolic:
         return _symbolic_loop(tracer, kind, start, stop, step, location, buffers)
     return _unrolled_loop(tracer, start, stop, step, location)

@@ -383,3 +383,17 @@ class DirectAllocation(TraceCase):
         doc, _ = self.trace(source, "k", {"x": ("float32", [6, 128, 64])})
         shapes = [t["shape"] for t in doc["tensors"].values() if t["memory"] == "sbuf"]
         self.assertTrue(all(s[0] == 3 for s in shapes), shapes)
+
+
+class LoopDepth(TraceCase):
+    def test_loops_deeper_than_the_format_allows_are_unrolled(self):
+        body = "nl.store(out[i0], value=nl.load(a[i1]))"
+        lines = ["@nki.jit", "def k(a):",
+                 "    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)"]
+        for depth in range(9):
+            lines.append("    " + " " * depth + f"for i{depth} in nl.affine_range(2):")
+        lines.append("    " + " " * 9 + body)
+        lines.append("    return out")
+        doc, _ = self.trace("\n".join(lines) + "\n", "k", {"a": ("float32", [2, 128, 4])})
+        self.assertEqual(len(loops(doc["program"])), 8)
+        self.assertEqual(len(instructions(doc["program"])), 4)  # the 9th loop: 2 x (load, store)
