@@ -186,3 +186,41 @@ class CommandLine(TraceCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class NpyInputs(TraceCase):
+    """--input NAME=FILE.npy takes the dtype and shape from the file's header (format 1.0:
+    magic, version, a little-endian uint16 header length, a Python dict literal)."""
+
+    def npy(self, descr, shape, name="a.npy", magic=b"\x93NUMPY"):
+        import os
+        import struct
+
+        header = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}"
+        header = header.ljust(118) + "\n"
+        path = os.path.join(self._dir.name, name)
+        with open(path, "wb") as f:
+            f.write(magic + bytes([1, 0]) + struct.pack("<H", len(header)) + header.encode())
+        return path
+
+    def test_dtype_and_shape_from_the_header(self):
+        from nki_test_support import driver
+
+        name, dtype, shape = driver.parse_input(f"x={self.npy('<f4', (128, 512))}")
+        self.assertEqual((name, dtype.name, shape), ("x", "float32", (128, 512)))
+        _, dtype, _ = driver.parse_input(f"x={self.npy('<f2', (4,))}")
+        self.assertEqual(dtype.name, "float16")
+        _, dtype, _ = driver.parse_input(f"x={self.npy('|u1', (4, 2))}")
+        self.assertEqual(dtype.name, "uint8")
+
+    def test_bad_npy_files(self):
+        from nki_test_support import UsageError, driver
+
+        with self.assertRaisesRegex(UsageError, "64-bit"):
+            driver.parse_input(f"x={self.npy('<f8', (4,))}")
+        with self.assertRaisesRegex(UsageError, "not a .npy file"):
+            driver.parse_input(f"x={self.npy('<f4', (4,), magic=b'NOTNPY')}")
+        with self.assertRaisesRegex(UsageError, "holds a scalar"):
+            driver.parse_input(f"x={self.npy('<f4', ())}")
+        with self.assertRaisesRegex(UsageError, "cannot read"):
+            driver.parse_input("x=/nonexistent/a.npy")
