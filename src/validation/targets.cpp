@@ -575,17 +575,17 @@ const std::vector<CalibratedParameter>& calibrated_parameters() {
        "kernel"},
       {"dma.descriptor_overhead_ns", "T4 (trn2)",
        "the fixed/per-byte split of a DMA's cost is not published (facts.md §16); fitted by the "
-       "DMA model (issue 5) on the efficiency curve"},
+       "DMA model on the efficiency curve"},
       {"dma.hbm_port_bandwidth_gbps", "T1 v2-v4 (trn1)",
        "the per-core DMA DDR bandwidth is not published (facts.md §10); the four T1 versions read "
        "HBM at 96-104 GB/s whatever their descriptor size (256 B to 4 KiB per partition), so "
        "Trainium1 gets a per-core HBM port limit; other generations keep it at the core's DMA "
        "cap (not binding)"},
       {"collective.op_overhead_ns", "T5 (trn1-32xl)",
-       "the latency floor of small collectives; fitted by the collective model (issue 8)"},
+       "the latency floor of small collectives; fitted by the collective model"},
       {"collective.intra_hop_latency_ns", "T5 (trn1-32xl)",
        "facts.md §11.5 gives about 1-2 us per hop on Trainium2 only; fitted by the collective "
-       "model (issue 8)"},
+       "model"},
   };
   return parameters;
 }
