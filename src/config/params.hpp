@@ -667,7 +667,9 @@ struct CollectiveParams {
             {"bytes", "largest message for RDH (KangaRing above)",
              "facts.md §11.5 (56 MB, read as MiB)", 0, 1e15});
     v.field("packet_bytes", packet_bytes,
-            {"bytes", "collective DMA packet size", "facts.md §9.2 (64 KiB)", 1, 1 << 30});
+            FieldMeta{"bytes", "collective DMA packet size", "facts.md §9.2 (64 KiB)", 1, 1 << 30}
+                .no_effect("not modelled: a collective step moves its chunk over the links and "
+                           "reduction units as one transfer"));
     v.field("op_overhead_ns", op_overhead_ns,
             {"ns",
              "fixed cost of one collective operation (CC-core program start, group handshake, "
