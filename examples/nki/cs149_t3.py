@@ -15,9 +15,10 @@ import nki.language as nl
 
 @nki.jit
 def vector_add(a, b, free_dim=2000):
-    """out = a + b for N float32 values viewed as [N / (128 * free_dim), 128, free_dim]."""
+    """out = a + b for N float32 values viewed as [N / (128 * free_dim), 128, free_dim] (128 rows
+    as the assignment's PARTITION_DIM, or every partition of a smaller PE array)."""
     N = a.shape[0]
-    P = nl.tile_size.pmax
+    P = min(nl.tile_size.pmax, 128)
     iters = N // (P * free_dim)
     out = nl.ndarray((N,), dtype=a.dtype, buffer=nl.shared_hbm)
     a3 = a.reshape((iters, P, free_dim))

@@ -104,14 +104,18 @@ def matmul_v3_blocked(lhsT, rhs, TILES_IN_BLOCK_M=2, TILES_IN_BLOCK_N=2):
 
 
 @nki.jit
-def matmul_v4_optimized(lhsT, rhs, TILES_IN_BLOCK_M=16, TILES_IN_BLOCK_N=2, TILES_IN_BLOCK_K=8):
-    """Blocks of 16 x 2 x 8 tiles; an SBUF accumulator holds a column block of the result."""
+def matmul_v4_optimized(lhsT, rhs, TILES_IN_BLOCK_M=None, TILES_IN_BLOCK_N=2, TILES_IN_BLOCK_K=8):
+    """Blocks of 16 x 2 x 8 tiles; an SBUF accumulator holds a column block of the result.
+    TILES_IN_BLOCK_M defaults to the tutorial's 16, but to 2048 // TILE_M on an array larger than
+    128 x 128, so that the lhsT block keeps its bytes per partition (as matmul_t1_v4_optimized.json)."""
     K, M = lhsT.shape
     K_, N = rhs.shape
     result = nl.ndarray((M, N), dtype=lhsT.dtype, buffer=nl.shared_hbm)
     TILE_M = nl.tile_size.gemm_stationary_fmax
     TILE_K = nl.tile_size.pmax
     TILE_N = nl.tile_size.psum_fmax
+    if TILES_IN_BLOCK_M is None:
+        TILES_IN_BLOCK_M = min(16, 2048 // TILE_M)
     BLOCK_M = TILE_M * TILES_IN_BLOCK_M
     BLOCK_N = TILE_N * TILES_IN_BLOCK_N
     BLOCK_K = TILE_K * TILES_IN_BLOCK_K

@@ -106,11 +106,15 @@ def matmul_v3_blocked(lhsT, rhs, TILES_IN_BLOCK_M=2, TILES_IN_BLOCK_N=2):
 
 
 @nki.jit
-def matmul_v4_optimized(lhsT, rhs, TILES_IN_BLOCK_M=16, TILES_IN_BLOCK_N=2, TILES_IN_BLOCK_K=8):
-    """Blocks of 16 x 2 x 8 tiles; an SBUF accumulator (a list of tiles) holds a column block."""
+def matmul_v4_optimized(lhsT, rhs, TILES_IN_BLOCK_M=None, TILES_IN_BLOCK_N=2, TILES_IN_BLOCK_K=8):
+    """Blocks of 16 x 2 x 8 tiles; an SBUF accumulator (a list of tiles) holds a column block.
+    TILES_IN_BLOCK_M defaults to the tutorial's 16, but to 2048 // TILE_M on an array larger than
+    128 x 128, so that the lhsT block keeps its bytes per partition (as matmul_t1_v4_optimized.json)."""
     K, M = lhsT.shape
     _, N = rhs.shape
     TILE_M, TILE_K, TILE_N = _tiles()
+    if TILES_IN_BLOCK_M is None:
+        TILES_IN_BLOCK_M = min(16, 2048 // TILE_M)
     BLOCK_M = TILE_M * TILES_IN_BLOCK_M
     BLOCK_N = TILE_N * TILES_IN_BLOCK_N
     BLOCK_K = TILE_K * TILES_IN_BLOCK_K

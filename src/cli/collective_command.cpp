@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/kernel_loading.hpp"
 #include "collective/benchmark.hpp"
 #include "config/load.hpp"
 #include "fabric/fabric.hpp"
@@ -128,7 +129,7 @@ void register_collective_command(CLI::App& app, CommandContext& context) {
     const std::vector<std::uint64_t> sizes = collective::parse_sizes(options->sizes);
 
     // Validate the config and every placement before simulating anything.
-    const config::LoadedConfig loaded = config::load_config(base.config, base.sets);
+    const config::LoadedConfig loaded = load_config_and_warn(base.config, base.sets);
     for (const std::uint32_t n : ranks) {
       collective::BenchmarkPoint point = base;
       point.ranks = n;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/kernel_loading.hpp"
 #include "config/describe.hpp"
 #include "config/load.hpp"
 
@@ -46,7 +47,7 @@ void register_config_command(CLI::App& app, CommandContext& /*context*/) {
   show->add_option("NAME", options->name, "Built-in config name or JSON file")->required();
   add_set_option(*show, *options);
   show->callback([options] {
-    const auto loaded = config::load_config(options->name, options->overrides);
+    const auto loaded = load_config_and_warn(options->name, options->overrides);
     std::cout << loaded.effective.dump(2) << "\n";
   });
 
@@ -55,7 +56,7 @@ void register_config_command(CLI::App& app, CommandContext& /*context*/) {
   explain->add_option("NAME", options->name, "Built-in config name or JSON file")->required();
   add_set_option(*explain, *options);
   explain->callback([options] {
-    std::cout << config::explain_table(config::load_config(options->name, options->overrides));
+    std::cout << config::explain_table(load_config_and_warn(options->name, options->overrides));
   });
 
   CLI::App* diff = config->add_subcommand("diff", "Parameters whose values differ between A and B");
@@ -64,7 +65,7 @@ void register_config_command(CLI::App& app, CommandContext& /*context*/) {
   add_set_option(*diff, *options);
   diff->callback([options] {
     // --set applies to both sides, so a what-if compares like with like.
-    std::cout << config::diff_table(config::load_config(options->name, options->overrides),
+    std::cout << config::diff_table(load_config_and_warn(options->name, options->overrides),
                                     config::load_config(options->other, options->overrides));
   });
 

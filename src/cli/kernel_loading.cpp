@@ -75,10 +75,19 @@ std::string trace_nki_kernel(const std::string& kernel, const nki::NkiArguments&
   return nki::trace_kernel(request, std::cerr);
 }
 
+config::LoadedConfig load_config_and_warn(const std::string& name_or_path,
+                                          const std::vector<std::string>& sets) {
+  config::LoadedConfig loaded = config::load_config(name_or_path, sets);
+  for (const std::string& warning : loaded.warnings) {
+    std::cerr << "trnsim: warning: " << warning << "\n";
+  }
+  return loaded;
+}
+
 LoadedKernel load_kernel(const KernelArguments& arguments, int verbosity) {
   nki::check_kernel_arguments(arguments.kernel_path, arguments.params, arguments.nki);
   LoadedKernel loaded;
-  loaded.config = config::load_config(arguments.config, arguments.sets);
+  loaded.config = load_config_and_warn(arguments.config, arguments.sets);
 
   std::string text;
   if (nki::is_nki_kernel(arguments.kernel_path)) {

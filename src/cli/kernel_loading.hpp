@@ -26,6 +26,11 @@ struct KernelArguments {
   nki::NkiArguments nki;            ///< --input, --kwarg, --grid (NKI Python kernels)
 };
 
+/// config::load_config, then each of its warnings (an informational key set with --set) on
+/// stderr as "trnsim: warning: ...". Throws InputError as load_config does.
+config::LoadedConfig load_config_and_warn(const std::string& name_or_path,
+                                          const std::vector<std::string>& sets);
+
 /// Adds KERNEL, --config, --set, --param, --input, --kwarg and --grid to a subcommand.
 void add_kernel_arguments(CLI::App& command, KernelArguments& arguments);
 

@@ -47,7 +47,7 @@ void register_nki_command(CLI::App& app, CommandContext& context) {
                        "kernel is already what trnsim simulates");
     }
     nki::check_kernel_arguments(options->kernel, {}, options->arguments);
-    const config::LoadedConfig config = config::load_config(options->config, options->sets);
+    const config::LoadedConfig config = load_config_and_warn(options->config, options->sets);
     // Created before tracing, so that an unwritable path is reported before the work is done;
     // removed again unless the trace succeeds.
     std::optional<report::OutputFile> file;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/kernel_loading.hpp"
 #include "config/load.hpp"
 #include "sweep/workers.hpp"
 #include "util/error.hpp"
@@ -67,7 +68,11 @@ void register_validate_command(CLI::App& app, CommandContext& context) {
     }
     // Checked once here (unknown key, bad value) rather than failing every run.
     for (const std::string& generation : validation::generations()) {
-      config::load_config(generation, options->sets);
+      if (generation == validation::generations().front()) {
+        load_config_and_warn(generation, options->sets);  // warnings once, not per generation
+      } else {
+        config::load_config(generation, options->sets);
+      }
     }
     run.version = TRNSIM_VERSION;
     const validation::Report report = validation::run_validation(run, std::cerr);

@@ -74,6 +74,19 @@ std::string markdown_cell(std::string text) {
   return out;
 }
 
+/// The declaration's description, plus what kind of field it is when not plainly settable:
+/// "... (derived: = tensor.rows)" or "... (informational: a label)".
+std::string description_with_kind(const FieldInfo& field) {
+  std::string text(field.meta.description);
+  if (!field.meta.derived_from.empty()) {
+    text += fmt::format(" (derived: = {})", field.meta.derived_from);
+  }
+  if (!field.meta.informational.empty()) {
+    text += fmt::format(" (informational: {})", field.meta.informational);
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string display_value(const ordered_json& value) {
@@ -85,7 +98,7 @@ std::string explain_table(const LoadedConfig& config) {
   rows.push_back({"key", "value", "unit", "description", "source"});
   for (const auto& field : parameter_fields()) {
     rows.push_back({field.key, display_value(value_at(config, field)), std::string(field.meta.unit),
-                    std::string(field.meta.description), source_of(config, field.key)});
+                    description_with_kind(field), source_of(config, field.key)});
   }
   return fmt::format("{}: {} (from {})\n\n", config.params.name, config.params.description,
                      config.origin) +
@@ -153,6 +166,20 @@ std::string reference_markdown() {
       "out of range and the cross-field rules below are errors that name the file and JSON "
       "pointer. Command-line overrides `--set section.key=value` are typed like the JSON values "
       "and applied in order after the file.\n\n"
+      "**Derived parameters** (marked *derived* below) are computed when the config loads, from "
+      "the keys their formula names, so they always agree: `--set` on one is an error naming "
+      "those keys (exit 2), and a file may state one only with its derived value. The PE array "
+      "is square and `tensor.rows` is its size: the array's columns, the SBUF and PSUM "
+      "partition count, the Vector, Scalar and GpSimd lanes (one per partition) and the "
+      "systolic fill/drain latency follow it, and so do the kernel built-ins `pmax` and "
+      "`gemm_stationary_fmax`, the NKI target's `nl.tile_size`, the peak FLOPs and MFU. Bytes "
+      "per partition (`sbuf.usable_partition_bytes`, PSUM banks) stay as configured, so a larger "
+      "array has proportionally more SBUF and PSUM in total. The moving free size "
+      "(`tensor.moving_fmax`, `gemm_moving_fmax`) is bounded by what one matmul writes to PSUM, "
+      "not by the array, and does not follow it.\n\n"
+      "**Informational parameters** (marked *informational*) cannot change a simulated result: "
+      "labels, and hardware figures that trnsim does not model. Files set them like any "
+      "parameter; `--set` on one applies and prints a warning on stderr saying so.\n\n"
       "```\n"
       "trnsim config list                       # built-in configs\n"
       "trnsim config show trn2 --set tensor.clock_ghz=2.8   # effective JSON\n"
@@ -202,7 +229,7 @@ std::string reference_markdown() {
       for (const auto& config : generation_configs) {
         row += " " + markdown_cell(display_value(value_at(config, field))) + " |";
       }
-      row += fmt::format(" {} | {} |\n", markdown_cell(std::string(field.meta.description)),
+      row += fmt::format(" {} | {} |\n", markdown_cell(description_with_kind(field)),
                          markdown_cell(std::string(field.meta.source)));
       out += row;
     }

@@ -102,7 +102,36 @@ struct Value {
 struct Resolved {
   std::map<std::string, Value> values;         ///< dotted key -> value and who set it
   std::map<std::string, std::string> sources;  ///< dotted key -> this config's source text
+  /// Derived keys a config file states, with the JSON pointer that states them; checked against
+  /// the derived value after Params::derive().
+  std::map<std::string, Value> stated_derived;
+  std::vector<std::string> warnings;  ///< LoadedConfig::warnings
 };
+
+bool is_derived(const FieldInfo& field) {
+  return !field.meta.derived_from.empty();
+}
+
+/// The dotted keys a derivation formula names ("psum.banks x psum.bank_bytes" -> both keys).
+std::vector<std::string> keys_in_formula(std::string_view formula) {
+  std::vector<std::string> keys;
+  std::size_t begin = 0;
+  while (begin < formula.size()) {
+    std::size_t end = formula.find(' ', begin);
+    if (end == std::string_view::npos) end = formula.size();
+    const std::string word(formula.substr(begin, end - begin));
+    if (find_field(word) != nullptr) keys.push_back(word);
+    begin = end + 1;
+  }
+  return keys;
+}
+
+/// "sbuf.partitions is derived (sbuf.partitions = tensor.rows): set tensor.rows instead".
+std::string derived_explanation(const FieldInfo& field) {
+  return fmt::format("{} is derived ({} = {}; {}) and cannot be set: set {} instead", field.key,
+                     field.key, field.meta.derived_from, field.meta.description,
+                     util::join(keys_in_formula(field.meta.derived_from), " and "));
+}
 
 json parse_json_text(std::string_view text, const std::string& origin) {
   try {
@@ -264,7 +293,7 @@ void collect(const Document& document, Resolved& into, std::vector<std::string>&
       check_value(*field, value, pointer);
       set_value(into, *field, value, document.origin);
       continue;
-    }
+    }  // (no top-level field is derived)
     const SectionInfo* section = find_section(key);
     if (section == nullptr) {
       throw InputError(pointer,
@@ -284,7 +313,11 @@ void collect(const Document& document, Resolved& into, std::vector<std::string>&
         throw InputError(member_pointer, "unknown key '" + name + "' in '" + key + "'" + hint);
       }
       check_value(*field, member, member_pointer);
-      set_value(into, *field, member, document.origin);
+      if (is_derived(*field)) {
+        into.stated_derived[field->key] = {member, member_pointer};
+      } else {
+        set_value(into, *field, member, document.origin);
+      }
     }
   }
 
@@ -305,9 +338,14 @@ void collect(const Document& document, Resolved& into, std::vector<std::string>&
                                     describe_json(*sources));
     }
     for (const auto& [key, text] : sources->items()) {
-      if (find_field(key) == nullptr) {
+      const FieldInfo* field = find_field(key);
+      if (field == nullptr) {
         throw InputError(pointer + "/" + key, "unknown parameter '" + key + "'" +
                                                   util::did_you_mean(key, parameter_keys()));
+      }
+      if (is_derived(*field)) {
+        throw InputError(pointer + "/" + key, "a derived parameter has no source of its own: " +
+                                                  derived_explanation(*field));
       }
       if (!text.is_string()) {
         throw InputError(pointer + "/" + key, "expected a string, found " + describe_json(text));
@@ -367,10 +405,17 @@ void apply_override(Resolved& into, const std::string& override_text) {
     throw InputError(where,
                      "unknown parameter '" + key + "'" + util::did_you_mean(key, parameter_keys()));
   }
+  if (is_derived(*field)) throw InputError(where, derived_explanation(*field));
   const json value = parse_override_value(*field, override_text.substr(equals + 1), where);
   check_value(*field, value, where);
   set_value(into, *field, value, where);
   into.sources[key] = std::string(kOverrideSource);
+  if (!field->meta.informational.empty()) {
+    into.warnings.push_back(
+        fmt::format("{}: {} is informational ({}); it changes no simulated "
+                    "result",
+                    where, key, field->meta.informational));
+  }
 }
 
 // ---- reading and writing Params -----------------------------------------------------------------
@@ -380,7 +425,8 @@ class ReadVisitor {
   explicit ReadVisitor(const Resolved& resolved) : resolved_(resolved) {}
 
   template <class T>
-  void field(std::string_view key, T& value, const FieldMeta& /*meta*/) {
+  void field(std::string_view key, T& value, const FieldMeta& meta) {
+    if (!meta.derived_from.empty()) return;  // Params::derive() sets it
     const std::string dotted =
         section_.empty() ? std::string(key) : section_ + "." + std::string(key);
     const json& stored = resolved_.values.at(dotted).value;  // presence checked before
@@ -439,6 +485,63 @@ std::string from(const Origins& origins, const std::string& key) {
   return fmt::format("{} = {} (from {})", key, value.value.dump(), value.origin);
 }
 
+/// The value of every field of `params` as JSON, by dotted key.
+class ValueCollector {
+ public:
+  std::map<std::string, json> values;
+
+  template <class T>
+  void field(std::string_view key, T& value, const FieldMeta& /*meta*/) {
+    const std::string dotted =
+        section_.empty() ? std::string(key) : section_ + "." + std::string(key);
+    if constexpr (ConfigEnum<T>) {
+      values[dotted] = std::string(enum_name(value));
+    } else {
+      values[dotted] = value;
+    }
+  }
+
+  template <class S>
+  void section(std::string_view key, S& block, std::string_view /*description*/) {
+    section_ = std::string(key);
+    block.visit(*this);
+    section_.clear();
+  }
+
+ private:
+  std::string section_;
+};
+
+/// Checks each derived value against its declared range and against what a config file
+/// stated for it (a file may repeat a derived value, never change it).
+void check_derived(const Params& params, const Resolved& resolved, const std::string& origin) {
+  ValueCollector collector;
+  Params copy = params;
+  copy.visit(collector);
+  for (const auto& field : parameter_fields()) {
+    if (!is_derived(field)) continue;
+    const json& value = collector.values.at(field.key);
+    const std::vector<std::string> inputs = keys_in_formula(field.meta.derived_from);
+    std::vector<std::string> input_texts;
+    for (const auto& input : inputs) input_texts.push_back(from(resolved.values, input));
+    const double number = value.get<double>();
+    if (number < field.meta.min || number > field.meta.max) {
+      throw InputError(
+          origin, fmt::format("{} = {} = {} must be between {} and {} {} ({})", field.key,
+                              field.meta.derived_from, value.dump(), format_number(field.meta.min),
+                              format_number(field.meta.max), field.meta.unit,
+                              util::join(input_texts, "; ")));
+    }
+    if (const auto stated = resolved.stated_derived.find(field.key);
+        stated != resolved.stated_derived.end() && stated->second.value != value) {
+      throw InputError(stated->second.origin,
+                       fmt::format("{} = {} disagrees with the derived value {} ({}); {}",
+                                   field.key, stated->second.value.dump(), value.dump(),
+                                   util::join(input_texts, "; "), derived_explanation(field)));
+    }
+  }
+}
+
 struct Rule {
   std::string_view text;
   std::string (*check)(const Params&, const Origins&);  ///< "" when satisfied
@@ -466,14 +569,6 @@ const std::vector<Rule>& rules() {
          return fmt::format("{} must not exceed {}", from(o, "sbuf.usable_partition_bytes"),
                             from(o, "sbuf.partition_bytes"));
        }},
-      {"psum.banks x psum.bank_bytes = psum.partition_bytes",
-       [](const Params& p, const Origins& o) -> std::string {
-         if (p.psum.banks * p.psum.bank_bytes == p.psum.partition_bytes) return "";
-         return fmt::format("psum.banks x psum.bank_bytes = {} x {} = {} must equal {} ({}; {})",
-                            p.psum.banks, p.psum.bank_bytes, p.psum.banks * p.psum.bank_bytes,
-                            from(o, "psum.partition_bytes"), from(o, "psum.banks"),
-                            from(o, "psum.bank_bytes"));
-       }},
       {"sbuf.alignment_bytes and psum.alignment_bytes are powers of two",
        [](const Params& p, const Origins& o) -> std::string {
          if (!is_power_of_two(p.sbuf.alignment_bytes)) {
@@ -484,23 +579,19 @@ const std::vector<Rule>& rules() {
          }
          return "";
        }},
-      {"tensor.rows <= sbuf.partitions (the contraction dimension lies on partitions)",
-       [](const Params& p, const Origins& o) -> std::string {
-         if (p.tensor.rows <= p.sbuf.partitions) return "";
-         return fmt::format("{} must not exceed {}", from(o, "tensor.rows"),
-                            from(o, "sbuf.partitions"));
-       }},
       {"4 x tensor.moving_fmax and 2 x tensor.moving_fmax_bf16_dst <= psum.partition_bytes "
        "(one matmul output fits PSUM)",
        [](const Params& p, const Origins& o) -> std::string {
+         const std::string psum_bytes =
+             fmt::format("psum.partition_bytes = psum.banks x psum.bank_bytes = {} ({}; {})",
+                         p.psum.partition_bytes, from(o, "psum.banks"), from(o, "psum.bank_bytes"));
          if (4LL * p.tensor.moving_fmax > p.psum.partition_bytes) {
-           return fmt::format("4 bytes x {} exceeds {}", from(o, "tensor.moving_fmax"),
-                              from(o, "psum.partition_bytes"));
+           return fmt::format("4 bytes x {} exceeds {}", from(o, "tensor.moving_fmax"), psum_bytes);
          }
          if (p.tensor.bf16_dst_supported &&
              2LL * p.tensor.moving_fmax_bf16_dst > p.psum.partition_bytes) {
            return fmt::format("2 bytes x {} exceeds {}", from(o, "tensor.moving_fmax_bf16_dst"),
-                              from(o, "psum.partition_bytes"));
+                              psum_bytes);
          }
          return "";
        }},
@@ -583,7 +674,7 @@ LoadedConfig load_config(const std::string& name_or_path,
 
   std::vector<std::string> missing;
   for (const auto& field : parameter_fields()) {
-    if (!resolved.values.count(field.key)) missing.push_back(field.key);
+    if (!is_derived(field) && !resolved.values.count(field.key)) missing.push_back(field.key);
   }
   if (!missing.empty()) {
     const std::size_t shown = std::min<std::size_t>(missing.size(), 8);
@@ -600,6 +691,8 @@ LoadedConfig load_config(const std::string& name_or_path,
   loaded.origin = top.origin;
   ReadVisitor reader(resolved);
   loaded.params.visit(reader);
+  loaded.params.derive();
+  check_derived(loaded.params, resolved, top.origin);
 
   for (const auto& rule : rules()) {
     const std::string problem = rule.check(loaded.params, resolved.values);
@@ -616,6 +709,7 @@ LoadedConfig load_config(const std::string& name_or_path,
     }
   }
   loaded.effective["sources"] = std::move(sources);
+  loaded.warnings = std::move(resolved.warnings);
   return loaded;
 }
 

@@ -21,10 +21,15 @@ struct LoadedConfig {
   nlohmann::ordered_json effective;
   /// Where the config came from: "built-in config 'trn2'" or the file path.
   std::string origin;
+  /// One line per `--set` of an informational parameter (FieldMeta::informational), which
+  /// applies but changes no simulated result; commands print them on stderr.
+  std::vector<std::string> warnings;
 };
 
 /// Loads a built-in config by name, or else a JSON file by path, then applies overrides
-/// ("tensor.clock_ghz=3.0", typed by the declaration) in order and validates.
+/// ("tensor.clock_ghz=3.0", typed by the declaration) in order, computes the derived fields
+/// (Params::derive()) and validates. An override of a derived field is an InputError naming the
+/// keys it derives from.
 LoadedConfig load_config(const std::string& name_or_path,
                          const std::vector<std::string>& overrides = {});
 

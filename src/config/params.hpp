@@ -84,12 +84,38 @@ constexpr std::optional<E> parse_enum(std::string_view text) {
 /// What a visit() says about one field. `source` is the generic origin of the parameter
 /// ("facts.md §N ..." or "assumed: why"); a config file's "sources" entry overrides it per value.
 /// min/max bound numeric fields (inclusive); ignored for bool, enum and string fields.
+///
+/// A field is one of three kinds:
+///  - settable (the default): config files and `--set` give its value;
+///  - derived (`derived_from` non-empty): Params::derive() computes it when the config loads,
+///    from the settable keys its formula names. `--set` on it is an error naming those keys; a
+///    config file may state it only with the derived value (so `config show` output loads back);
+///  - informational (`informational` non-empty): it changes no simulated result (a label, or a
+///    hardware figure trnsim does not model), and `informational` says why. Config files set it
+///    like any field; `--set` on it still applies but warns on stderr.
 struct FieldMeta {
   std::string_view unit;
   std::string_view description;
   std::string_view source;
   double min = -std::numeric_limits<double>::infinity();
   double max = std::numeric_limits<double>::infinity();
+  /// Formula over settable dotted keys, e.g. "tensor.rows" or "psum.banks x psum.bank_bytes".
+  std::string_view derived_from = {};
+  /// Why the field cannot change a simulated result.
+  std::string_view informational = {};
+
+  /// This declaration, marked derived from `formula` (see derived_from).
+  constexpr FieldMeta derived(std::string_view formula) const {
+    FieldMeta copy = *this;
+    copy.derived_from = formula;
+    return copy;
+  }
+  /// This declaration, marked informational because `why` (see informational).
+  constexpr FieldMeta no_effect(std::string_view why) const {
+    FieldMeta copy = *this;
+    copy.informational = why;
+    return copy;
+  }
 };
 
 // Visitor contract (all visit() functions call only these two members):
@@ -151,10 +177,17 @@ struct TensorEngineParams {
   void visit(V& v) {
     v.field("clock_ghz", clock_ghz, {"GHz", "TensorE clock", "facts.md §2", 0.01, 20});
     v.field("rows", rows,
-            {"PEs", "PE-array rows = contraction (K) partitions = pmax", "facts.md §3.1", 1, 4096});
-    v.field("cols", cols,
-            {"PEs", "PE-array columns = stationary free size limit (gemm_stationary_fmax)",
+            {"PEs",
+             "PE-array size: rows = columns (the array is square) = contraction (K) partitions = "
+             "SBUF and PSUM partitions = pmax; the keys derived from tensor.rows follow it",
              "facts.md §3.1", 1, 4096});
+    v.field("cols", cols,
+            FieldMeta{"PEs",
+                      "PE-array columns = stationary free size limit (gemm_stationary_fmax) = "
+                      "matmul output (PSUM) partitions; the array is square, as non-square arrays "
+                      "are not modelled: SBUF (rows) and PSUM (columns) share one partition count",
+                      "facts.md §3.1", 1, 4096}
+                .derived("tensor.rows"));
     v.field("moving_fmax", moving_fmax,
             {"elements", "largest moving free size of one matmul with FP32 PSUM output",
              "facts.md §3.1 (512 on NC-v2/v3, 4096 on NC-v4)", 1, 1 << 20});
@@ -182,9 +215,12 @@ struct TensorEngineParams {
     v.field("mxfp4_speedup", mxfp4_speedup,
             {"x", "MXFP4 matmul throughput relative to BF16",
              "facts.md §1, §3.5 (same rate as MXFP8 on Trn3)", 1, 64});
-    v.field("pipeline_latency_cycles", pipeline_latency_cycles,
-            {"cycles", "latency from MM issue to last PSUM write (systolic fill/drain)",
-             "assumed: rows + cols; stage count not published (facts.md §3.2, §16)", 0, 100000});
+    v.field(
+        "pipeline_latency_cycles", pipeline_latency_cycles,
+        FieldMeta{"cycles",
+                  "latency from MM issue to last PSUM write (systolic fill/drain: rows + cols)",
+                  "assumed: rows + cols; stage count not published (facts.md §3.2, §16)", 0, 100000}
+            .derived("2 x tensor.rows"));
     v.field("transpose_fp32_mode_speedup", transpose_fp32_mode_speedup,
             {"x", "FP32 transpose speed-up of is_transpose mode (1 = no transpose mode)",
              "facts.md §3.3 (2x on NC-v3+)", 1, 64});
@@ -232,7 +268,9 @@ struct VectorEngineParams {
   template <class V>
   void visit(V& v) {
     v.field("clock_ghz", clock_ghz, {"GHz", "VectorE clock", "facts.md §2", 0.01, 20});
-    v.field("lanes", lanes, {"lanes", "parallel lanes, one per partition", "facts.md §4", 1, 4096});
+    v.field("lanes", lanes,
+            FieldMeta{"lanes", "parallel lanes, one per partition", "facts.md §4", 1, 4096}.derived(
+                "tensor.rows"));
     v.field("min_ii_cycles", min_ii_cycles,
             {"cycles", "minimum initiation interval of one instruction (MIN_II)",
              "facts.md §4, §13 (N-ISA-COST, ~64)", 0, 100000});
@@ -240,8 +278,10 @@ struct VectorEngineParams {
             {"cycles", "static overhead of an instruction that depends on the previous one",
              "facts.md §4 (~100, NC-v2)", 0, 100000});
     v.field("access_overhead_cycles", access_overhead_cycles,
-            {"cycles", "static overhead per tensor access request", "facts.md §7 (~60, NC-v2)", 0,
-             100000});
+            FieldMeta{"cycles", "static overhead per tensor access request",
+                      "facts.md §7 (~60, NC-v2)", 0, 100000}
+                .no_effect("not modelled: VectorE costs use min_ii_cycles and "
+                           "dependent_overhead_cycles, which the measured figures include"));
     v.field("bf16_fast_copy_speedup", bf16_fast_copy_speedup,
             {"x", "tensor_copy/tensor_scalar speed-up, SBUF->SBUF, BF16/FP16, unit stride",
              "facts.md §4 (4x on NC-v3+, 1 on NC-v2)", 1, 64});
@@ -286,7 +326,9 @@ struct ScalarEngineParams {
   void visit(V& v) {
     v.field("clock_ghz", clock_ghz,
             {"GHz", "ScalarE (activation engine) clock", "facts.md §2", 0.01, 20});
-    v.field("lanes", lanes, {"lanes", "parallel lanes, one per partition", "facts.md §5", 1, 4096});
+    v.field("lanes", lanes,
+            FieldMeta{"lanes", "parallel lanes, one per partition", "facts.md §5", 1, 4096}.derived(
+                "tensor.rows"));
     v.field("min_ii_cycles", min_ii_cycles,
             {"cycles", "minimum initiation interval of one instruction (MIN_II)",
              "facts.md §5 (N-ISA-COST, ~64)", 0, 100000});
@@ -318,19 +360,29 @@ struct GpSimdEngineParams {
   template <class V>
   void visit(V& v) {
     v.field("clock_ghz", clock_ghz, {"GHz", "GpSimdE clock", "facts.md §2", 0.01, 20});
-    v.field("lanes", lanes, {"lanes", "32-bit lanes over all processors", "facts.md §6", 1, 4096});
+    v.field("lanes", lanes,
+            FieldMeta{"lanes",
+                      "32-bit lanes over all processors, one per partition (one element per "
+                      "partition per cycle)",
+                      "facts.md §6", 1, 4096}
+                .derived("tensor.rows"));
     v.field("processors", processors,
-            {"count", "SIMD processors, each serving partitions/processors partitions",
-             "facts.md §6 (8)", 1, 1024});
+            FieldMeta{"count", "SIMD processors, each serving partitions/processors partitions",
+                      "facts.md §6 (8)", 1, 1024}
+                .no_effect("not modelled: GpSimd costs depend on its lanes, not on how they are "
+                           "grouped into processors"));
     v.field("start_cycles", start_cycles,
             {"cycles", "fixed start cost of an instruction (GPSIMD_START)", "facts.md §6 (~150)", 0,
              100000});
     v.field("dynamic_copy_min_cycles", dynamic_copy_min_cycles,
-            {"cycles", "minimum cost of tensor_copy_dynamic_src/dst", "facts.md §6 (~600)", 0,
-             1000000});
-    v.field("dma_bandwidth_gbps", dma_bandwidth_gbps,
-            {"GB/s", "bandwidth of the DMA engines integrated in the processors (0 = none)",
-             "facts.md §6 (307 GB/s on NC-v3)", 0, 1e6});
+            FieldMeta{"cycles", "minimum cost of tensor_copy_dynamic_src/dst", "facts.md §6 (~600)",
+                      0, 1000000}
+                .no_effect("not modelled: the kernel format has no tensor_copy_dynamic_src/dst"));
+    v.field(
+        "dma_bandwidth_gbps", dma_bandwidth_gbps,
+        FieldMeta{"GB/s", "bandwidth of the DMA engines integrated in the processors (0 = none)",
+                  "facts.md §6 (307 GB/s on NC-v3)", 0, 1e6}
+            .no_effect("not modelled: every DMA runs on the core's DMA engines (dma.*)"));
   }
 };
 
@@ -346,9 +398,10 @@ struct SequencerParams {
     v.field("queue_depth", queue_depth,
             {"instructions", "instructions buffered per engine queue ahead of execution",
              "assumed: instruction-buffer size not published", 1, 1 << 20});
-    v.field(
-        "registers", registers,
-        {"count", "32-bit registers per engine sequencer", "facts.md §2 (64, NC-v2..v4)", 1, 4096});
+    v.field("registers", registers,
+            FieldMeta{"count", "32-bit registers per engine sequencer",
+                      "facts.md §2 (64, NC-v2..v4)", 1, 4096}
+                .no_effect("not modelled: the kernel format has no register instructions"));
     v.field("semaphore_latency_ns", semaphore_latency_ns,
             {"ns", "from a semaphore update to a waiting engine seeing it",
              "assumed: not published (facts.md §2, §16)", 0, 1e6});
@@ -371,9 +424,13 @@ struct SbufParams {
   template <class V>
   void visit(V& v) {
     v.field("partitions", partitions,
-            {"partitions", "SBUF partitions (pmax)", "facts.md §8 (128)", 1, 4096});
+            FieldMeta{"partitions", "SBUF partitions (pmax), one per PE-array row",
+                      "facts.md §8 (128)", 1, 4096}
+                .derived("tensor.rows"));
     v.field("partition_bytes", partition_bytes,
-            {"bytes", "physical SBUF bytes per partition", "facts.md §8", 1, 1 << 30});
+            FieldMeta{"bytes", "physical SBUF bytes per partition", "facts.md §8", 1, 1 << 30}
+                .no_effect("kernels allocate sbuf.usable_partition_bytes, which must not exceed "
+                           "it; the rest is reserved for the runtime"));
     v.field("usable_partition_bytes", usable_partition_bytes,
             {"bytes", "bytes per partition a kernel may allocate (rest reserved for runtime)",
              "facts.md §8 (NC-v2 176 KiB; later generations see the config)", 1, 1 << 30});
@@ -394,8 +451,10 @@ struct PsumParams {
 
   template <class V>
   void visit(V& v) {
-    v.field("partition_bytes", partition_bytes,
-            {"bytes", "PSUM bytes per partition", "facts.md §8 (16 KiB)", 1, 1 << 30});
+    v.field(
+        "partition_bytes", partition_bytes,
+        FieldMeta{"bytes", "PSUM bytes per partition", "facts.md §8 (16 KiB)", 1, 1 << 30}.derived(
+            "psum.banks x psum.bank_bytes"));
     v.field(
         "banks", banks,
         {"count", "PSUM banks per partition (accumulation groups)", "facts.md §8 (8)", 1, 1024});
@@ -490,8 +549,10 @@ struct DmaParams {
             {"fraction", "dma_transpose SBUF->SBUF throughput relative to a copy",
              "facts.md §9.4 (up to 50%)", 0.001, 1});
     v.field("compute_efficiency", compute_efficiency,
-            {"fraction", "dma_compute / SBUF read-add-write throughput relative to a copy",
-             "facts.md §8 (50% before NC-v4, 100% on NC-v4)", 0.001, 1});
+            FieldMeta{"fraction", "dma_compute / SBUF read-add-write throughput relative to a copy",
+                      "facts.md §8 (50% before NC-v4, 100% on NC-v4)", 0.001, 1}
+                .no_effect("not modelled: the kernel format has no dma_compute, and all-reduce "
+                           "reductions run at collective.reduce_bandwidth_gbps"));
     v.field("sbuf_bandwidth_gbps", sbuf_bandwidth_gbps,
             {"GB/s", "SBUF bandwidth available to the DMA engines of one core (DMA endpoint)",
              "facts.md §8 (SBUF ~10 TB/s per NeuronCore)", 0.001, 1e7});
@@ -606,7 +667,9 @@ struct CollectiveParams {
             {"bytes", "largest message for RDH (KangaRing above)",
              "facts.md §11.5 (56 MB, read as MiB)", 0, 1e15});
     v.field("packet_bytes", packet_bytes,
-            {"bytes", "collective DMA packet size", "facts.md §9.2 (64 KiB)", 1, 1 << 30});
+            FieldMeta{"bytes", "collective DMA packet size", "facts.md §9.2 (64 KiB)", 1, 1 << 30}
+                .no_effect("not modelled: a collective step moves its chunk over the links and "
+                           "reduction units as one transfer"));
     v.field("op_overhead_ns", op_overhead_ns,
             {"ns",
              "fixed cost of one collective operation (CC-core program start, group handshake, "
@@ -756,9 +819,14 @@ struct Params {
 
   template <class V>
   void visit(V& v) {
-    v.field("name", name, {"", "configuration name", "config file"});
-    v.field("description", description, {"", "one-line description", "config file"});
-    v.field("generation", generation, {"", "Trainium generation", "facts.md §1"});
+    v.field("name", name,
+            FieldMeta{"", "configuration name", "config file"}.no_effect(
+                "a label: it names the config in outputs"));
+    v.field("description", description,
+            FieldMeta{"", "one-line description", "config file"}.no_effect("a label"));
+    v.field("generation", generation,
+            FieldMeta{"", "Trainium generation", "facts.md §1"}.no_effect(
+                "a label: what a generation can do is in nc_version and the other parameters"));
     v.field("nc_version", nc_version,
             {"", "NeuronCore version: 2 Trn1, 3 Trn2, 4 Trn3, 5 Trn4 (projected); ISA availability",
              "facts.md §1", 2, 5});
@@ -776,6 +844,26 @@ struct Params {
     v.section("system", system, "Chips, topology and links of the simulated system");
     v.section("compiler", compiler,
               "Neuron compiler choices imitated when tracing NKI Python kernels (assumed)");
+  }
+
+  /// Sets every derived field (FieldMeta::derived) from the settable keys its formula names;
+  /// load_config calls it after reading the settable fields. The PE array is square and
+  /// tensor.rows is its size: the columns, the SBUF/PSUM partition count (the contraction lies
+  /// on SBUF partitions, a matmul's output on PSUM partitions, one per column) and the Vector,
+  /// Scalar and GpSimd lanes (one per partition) follow it, and so does the systolic fill/drain
+  /// latency (rows + cols cycles). PSUM bytes per partition are its banks.
+  void derive() {
+    tensor.cols = tensor.rows;
+    tensor.pipeline_latency_cycles = tensor.rows + tensor.cols;
+    vector.lanes = tensor.rows;
+    scalar.lanes = tensor.rows;
+    gpsimd.lanes = tensor.rows;
+    sbuf.partitions = tensor.rows;
+    // Saturates instead of overflowing; load_config then rejects the value as out of range.
+    const std::int64_t psum_bytes = std::int64_t{psum.banks} * psum.bank_bytes;
+    psum.partition_bytes = psum_bytes > std::numeric_limits<int>::max()
+                               ? std::numeric_limits<int>::max()
+                               : static_cast<int>(psum_bytes);
   }
 
   // Derived quantities (pure).

@@ -1,6 +1,8 @@
 #include "kernel/validate.hpp"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -318,22 +320,35 @@ void validate_statement(const PreparedKernel& kernel, std::uint32_t statement) {
 
 namespace {
 
+/// Compute engines reach partitions in 32-partition quadrants (facts.md §7): an access of n
+/// partitions starts at a multiple of the smallest power of two >= max(n, 32). On 128
+/// partitions: more than 64 at 0, 33-64 at 0 or 64, at most 32 at 0, 32, 64 or 96; a larger
+/// PE array (more partitions) has more such starts.
 void check_partition_start(const Checker& c, Slot slot, const AccessPattern& p) {
+  constexpr std::uint32_t kQuadrant = 32;
   const std::uint32_t n = p.partitions;
   const std::uint32_t s = p.partition_start;
-  std::string rule;
-  if (n > 64 && s != 0) {
-    rule = "an access of more than 64 partitions must start at partition 0";
-  } else if (n > 32 && n <= 64 && s != 0 && s != 64) {
-    rule = "an access of 33-64 partitions must start at partition 0 or 64";
-  } else if (n <= 32 && s % 32 != 0) {
-    rule = "an access of at most 32 partitions must start at partition 0, 32, 64 or 96";
+  std::uint32_t block = kQuadrant;
+  while (block < n) block *= 2;
+  if (s % block == 0) return;
+  const std::uint32_t partitions = c.target().partitions;
+  const std::string sizes = block == kQuadrant ? "at most " + std::to_string(kQuadrant)
+                            : block >= partitions
+                                ? "more than " + std::to_string(block / 2)
+                                : std::to_string(block / 2 + 1) + "-" + std::to_string(block);
+  std::vector<std::string> starts;
+  for (std::uint32_t start = 0; start == 0 || start < partitions; start += block) {
+    starts.push_back(std::to_string(start));
   }
-  if (!rule.empty()) {
-    c.fail("partition-start: " + c.describe(slot) + " starts at partition " + std::to_string(s) +
-               " with " + std::to_string(n) + " partitions; " + rule,
-           c.suffix(slot));
+  std::string start_list = starts.back();
+  if (starts.size() > 1) {
+    starts.pop_back();
+    start_list = util::join(starts, ", ") + " or " + start_list;
   }
+  c.fail("partition-start: " + c.describe(slot) + " starts at partition " + std::to_string(s) +
+             " with " + std::to_string(n) + " partitions; an access of " + sizes +
+             " partitions must start at partition " + start_list,
+         c.suffix(slot));
 }
 
 void check_match(const Checker& c, const Instruction& inst, Slot a, Slot b) {

@@ -47,14 +47,15 @@ TEST(ConfigCli, ListShowsEveryBuiltinWithItsDescription) {
 
 TEST(ConfigCli, ShowPrintsEffectiveJsonWithOverrides) {
   const ChildRun run =
-      run_trnsim("config show trn2 --set tensor.clock_ghz=2.8 --set vector.lanes=64");
+      run_trnsim("config show trn2 --set tensor.clock_ghz=2.8 --set vector.min_ii_cycles=32");
   ASSERT_EQ(run.exit_code, 0);
   const auto json = nlohmann::json::parse(run.output);
   EXPECT_DOUBLE_EQ(json["tensor"]["clock_ghz"].get<double>(), 2.8);
-  EXPECT_EQ(json["vector"]["lanes"].get<int>(), 64);
+  EXPECT_EQ(json["vector"]["min_ii_cycles"].get<int>(), 32);
   EXPECT_EQ(
       run.output,
-      load_config("trn2", {"tensor.clock_ghz=2.8", "vector.lanes=64"}).effective.dump(2) + "\n");
+      load_config("trn2", {"tensor.clock_ghz=2.8", "vector.min_ii_cycles=32"}).effective.dump(2) +
+          "\n");
 }
 
 TEST(ConfigCli, ExplainDiffAndReference) {
@@ -77,6 +78,25 @@ TEST(ConfigCli, BadInputExitsWithCode2AndOneMessage) {
             "you mean 'tensor.clock_ghz'?\n");
   const ChildRun missing = run_trnsim("config show", true);
   EXPECT_EQ(missing.exit_code, 2);
+}
+
+TEST(ConfigCli, ADerivedKeyIsRefusedWithExitCode2NamingTheKnob) {
+  const ChildRun run = run_trnsim("run '" TRNSIM_SOURCE_DIR
+                                  "/examples/kernels/vector_add.json' --set "
+                                  "sbuf.partitions=256",
+                                  true);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.output, HasSubstr("trnsim: error: --set sbuf.partitions=256: sbuf.partitions is "
+                                    "derived (sbuf.partitions = tensor.rows; "));
+  EXPECT_THAT(run.output, HasSubstr("set tensor.rows instead\n"));
+}
+
+TEST(ConfigCli, AnInformationalKeyWarnsOnStderrAndRuns) {
+  const ChildRun run = run_trnsim("config show trn2 --set name=labelled", true);
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_THAT(run.output, HasSubstr("trnsim: warning: --set name=labelled: name is informational "
+                                    "(a label: it names the config in outputs); it changes no "
+                                    "simulated result\n"));
 }
 
 }  // namespace

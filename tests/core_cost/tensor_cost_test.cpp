@@ -204,6 +204,31 @@ TEST(TensorCost, PeTileFollowsContractionAndOutputPartitions) {
   EXPECT_EQ(dr.cols, 128u);
 }
 
+TEST(TensorCost, ALargerArrayDoesMoreWorkPerMatmulInTheSameCycles) {
+  // A 256 x 256 array (tensor.rows = 256; Params::derive() sets cols, partitions, latency):
+  // [256, 256] stationary x [256, 512] moving = max(min(64, 256), 512) = 512 cycles, as a
+  // [128, 128] x [128, 512] on 128 x 128, for 2 x 256 x 256 x 512 FLOPs, 4 times as many.
+  Params wide = trn2();
+  wide.tensor.rows = 256;
+  wide.derive();
+  const EngineCost big = tensor_cost(matmul(DType::kBFloat16, 256, 256, 512), wide);
+  EXPECT_EQ(big.cycles, 512u);
+  EXPECT_EQ(big.cycles, tensor_cost(matmul(DType::kBFloat16, 128, 128, 512), trn2()).cycles);
+  // LS = 256 / 4 = 64; fill/drain latency = rows + cols = 512.
+  EXPECT_EQ(big.load_stationary_cycles, 64u);
+  EXPECT_EQ(big.latency_cycles, 512u);
+  // The PE tile of the full matmul is the whole 256 x 256 array.
+  const PeTile tile = pe_tile(matmul(DType::kBFloat16, 256, 256, 512), wide);
+  EXPECT_EQ(tile.rows, 256u);
+  EXPECT_EQ(tile.cols, 256u);
+  // On a 64 x 64 array a [64, 64] x [64, 512] matmul also takes 512 cycles, for a quarter of the
+  // work of the 128 x 128 one.
+  Params narrow = trn2();
+  narrow.tensor.rows = 64;
+  narrow.derive();
+  EXPECT_EQ(tensor_cost(matmul(DType::kBFloat16, 64, 64, 512), narrow).cycles, 512u);
+}
+
 TEST(TensorCost, RejectsOpsOfOtherEngines) {
   Instruction copy = instruction(Opcode::kTensorCopy, Engine::kVector,
                                  {{Slot::kDst, sbuf(DType::kFloat32, 128, {64})},

@@ -281,5 +281,89 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 
 INSTANTIATE_TEST_SUITE_P(EveryGeneration, ExampleRun, ::testing::ValuesIn(all_cases()), case_name);
 
+/// FLOPs of the examples that compute a whole GEMM at their default sizes: 2 K M N, whatever
+/// the PE array, since they re-tile the same problem. (Kernels whose matmuls are broadcasts or
+/// causal blocks do tile-sized work and are left out.)
+std::map<std::string, uint64_t> gemm_flops_at_defaults() {
+  const uint64_t t1 = mm(8192, 4096, 8192);  // T1: K 8192, M 4096, N 8192
+  // MoE: D 1024, F 2048, 128-token groups per expert 1 + (5 e) % 4 for e = 0..7:
+  // 1, 2, 3, 4, 1, 2, 3, 4 = 20 groups of 128 tokens.
+  return {{"matmul_t1_v1_tiled.json", t1},
+          {"matmul_t1_v2_hoisted.json", t1},
+          {"matmul_t1_v3_blocked.json", t1},
+          {"matmul_t1_v4_optimized.json", t1},
+          {"matmul_bf16_large.json", mm(4096, 4096, 4096)},
+          {"matmul_fp8_double_row.json", mm(4096, 4096, 4096)},
+          {"matmul_mx.json", mm(4096, 2048, 2048)},
+          {"matmul_tiled.json", mm(512, 256, 1024)},
+          {"moe_grouped_matmul.json", mm(1024, 20 * 128, 2048)}};
+}
+
+class ExampleOnA256Array : public ::testing::TestWithParam<Case> {};
+
+// tensor.rows = 256: every kernel tiled with pmax / gemm_stationary_fmax re-tiles itself and
+// still fits the generation's SBUF and PSUM (bytes per partition unchanged). Default sizes,
+// transfer DMA model (fast; completion and FLOPs do not depend on the DMA model).
+TEST_P(ExampleOnA256Array, CompletesWithTheSameProblem) {
+  const Case& c = GetParam();
+  const Child child = run_trnsim({"run", kKernels + c.file, "--config", c.generation, "--set",
+                                  "tensor.rows=256", "--set", "dma.model=transfer", "--json"});
+  ASSERT_EQ(child.exit_code, 0) << child.err;
+  const nlohmann::json stats = nlohmann::json::parse(child.out);
+  const auto flops = gemm_flops_at_defaults();
+  if (flops.count(c.file)) {
+    EXPECT_EQ(stats["system"]["flops"].get<uint64_t>(), flops.at(c.file));
+  }
+  for (const nlohmann::json& core : stats["cores"]) {
+    for (const auto& [engine, figures] : core["engines"].items()) {
+      EXPECT_LE(figures["active_pct"].get<double>(), 100.0 + 1e-9) << engine;
+    }
+    // Peak BF16 of a 256 x 256 array: 256 x 256 x 2 FLOP x clock, 4 x the 128 x 128 one.
+    EXPECT_NEAR(core["tensor"]["peak_bf16_tflops"].get<double>(),
+                256.0 * 256 * 2 * stats["time"]["tensor_clock_ghz"].get<double>() / 1000, 1e-6);
+  }
+  EXPECT_LE(stats["system"]["mfu_pct"].get<double>(), 100.0 + 1e-9);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryGeneration, ExampleOnA256Array, ::testing::ValuesIn(all_cases()),
+                         case_name);
+
+/// TensorE busy time of T1 v4 (trn1, transfer DMA model) on a rows x rows array.
+struct TensorWork {
+  uint64_t matmuls = 0;
+  double active_ns = 0;
+};
+
+TensorWork t1_v4_tensor_work(int rows, const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {
+      "run",   kKernels + "matmul_t1_v4_optimized.json", "--config", "trn1",
+      "--set", "tensor.rows=" + std::to_string(rows),    "--set",    "dma.model=transfer",
+      "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const Child child = run_trnsim(args);
+  EXPECT_EQ(child.exit_code, 0) << child.err;
+  if (child.exit_code != 0) return {};
+  const nlohmann::json tensor = nlohmann::json::parse(child.out)["cores"][0]["engines"]["tensor"];
+  return {tensor["instructions"].get<uint64_t>(), tensor["active_ns"].get<double>()};
+}
+
+TEST(ArraySize, T1V4TensorTimeScalesWithTheArea) {
+  // M 4096, K 8192, N 8192 in [rows, rows] x [rows, 512] matmuls: (N / 512) (K / rows) (M / rows)
+  // of them, each max(min(64, rows), 512) = 512 cycles at 2.8 GHz (LoadStationary overlaps the
+  // previous matmul). 64: 16 x 128 x 64 = 131072 matmuls, 131072 x 512 / 2.8 = 23967451 ns;
+  // 128: 32768 matmuls, 5991863 ns; 256: 8192 matmuls, 1497966 ns. At 64 x 64 the SBUF
+  // accumulator [M, BLOCK_N] takes twice the bytes per partition: TILES_N = 1 fits trn1.
+  const TensorWork small = t1_v4_tensor_work(64, {"--param", "TILES_N=1"});
+  const TensorWork base = t1_v4_tensor_work(128, {});
+  const TensorWork large = t1_v4_tensor_work(256, {});
+  EXPECT_EQ(small.matmuls, 131072u);
+  EXPECT_EQ(base.matmuls, 32768u);
+  EXPECT_EQ(large.matmuls, 8192u);
+  // Busy time within 1% of the matmuls' cycles (throttling is off on trn1).
+  EXPECT_NEAR(small.active_ns, 23967451, 0.01 * 23967451);
+  EXPECT_NEAR(base.active_ns, 5991863, 0.01 * 5991863);
+  EXPECT_NEAR(large.active_ns, 1497966, 0.01 * 1497966);
+}
+
 }  // namespace
 }  // namespace trnsim::validation

@@ -225,6 +225,33 @@ TEST(Validate, PartitionStart) {
             R"({"op": "dma_copy", "dst": "s[16:48]", "src": "h[0:32]"})");  // DMA: any
 }
 
+TEST(Validate, PartitionStartOnALargerArrayKeepsTheQuadrantRule) {
+  // A 256 x 256 PE array has 256 partitions: starts at multiples of the smallest power of two
+  // >= max(partitions accessed, 32), so 128 partitions may also start at 128.
+  Target wide = trn2_target();
+  wide.partitions = 256;
+  wide.gemm_stationary_fmax = 256;
+  const char* tensors = R"({"w": {"memory": "sbuf", "dtype": "float32", "shape": [256, 64]},
+                            "w2": {"memory": "sbuf", "dtype": "float32", "shape": [256, 64]}})";
+  const auto kernel = [&](const std::string& statement) {
+    return kernel_json(tensors, "[" + statement + "]", "{}", "1");
+  };
+  EXPECT_NO_THROW(testing::collect(
+      testing::prepare_text(
+          kernel(R"({"op": "tensor_copy", "dst": "w[128:256]", "src": "w2[0:128]"})"), wide),
+      0));
+  EXPECT_EQ(
+      run_error(kernel(R"({"op": "tensor_copy", "dst": "w[64:192]", "src": "w2[0:128]"})"), wide),
+      "k.json: tensor_copy /program/0/dst: partition-start: dst 'w[64:192]' starts at "
+      "partition 64 with 128 partitions; an access of 65-128 partitions must start at "
+      "partition 0 or 128");
+  EXPECT_EQ(
+      run_error(kernel(R"({"op": "tensor_copy", "dst": "w[8:40]", "src": "w2[0:32]"})"), wide),
+      "k.json: tensor_copy /program/0/dst: partition-start: dst 'w[8:40]' starts at "
+      "partition 8 with 32 partitions; an access of at most 32 partitions must start at "
+      "partition 0, 32, 64, 96, 128, 160, 192 or 224");
+}
+
 TEST(Validate, PsumBank) {
   // p[:, 256:768] float32: bytes 1024 .. 3071 of each partition; banks are 2048 bytes.
   EXPECT_EQ(

@@ -31,14 +31,29 @@ TEST(TargetJson, FollowsTheGenerationAndOverrides) {
   EXPECT_EQ(trn1["cores_per_chip"], 2);
   const nlohmann::ordered_json changed = target_json(
       config::load_config("trn2", {"compiler.loop_tile_buffers=3", "compiler.copy_engine=scalar",
-                                   "compiler.fold_zero_fill=false", "psum.bank_bytes=1024",
-                                   "psum.partition_bytes=8192"})
+                                   "compiler.fold_zero_fill=false", "psum.bank_bytes=1024"})
           .params);
   EXPECT_EQ(changed["compiler"]["loop_tile_buffers"], 3);
   EXPECT_EQ(changed["compiler"]["copy_engine"], "scalar");
   EXPECT_EQ(changed["compiler"]["fold_zero_fill"], false);
-  EXPECT_EQ(changed["psum_fmax"], 256);  // FP32 elements of one 1 KiB bank
-  EXPECT_EQ(changed["psum_partition_bytes"], 8192);
+  EXPECT_EQ(changed["psum_fmax"], 256);                  // FP32 elements of one 1 KiB bank
+  EXPECT_EQ(changed["psum_partition_bytes"], 8 * 1024);  // 8 banks of 1 KiB
+}
+
+TEST(TargetJson, TileSizesFollowThePeArraySize) {
+  // nl.tile_size on a 256 x 256 array: pmax = gemm_stationary_fmax = 256; the moving free size
+  // and a PSUM bank (512 FP32) do not depend on the array.
+  const nlohmann::ordered_json wide =
+      target_json(config::load_config("trn2", {"tensor.rows=256"}).params);
+  EXPECT_EQ(wide["pmax"], 256);
+  EXPECT_EQ(wide["gemm_stationary_fmax"], 256);
+  EXPECT_EQ(wide["gemm_moving_fmax"], 512);
+  EXPECT_EQ(wide["psum_fmax"], 512);
+  const nlohmann::ordered_json narrow =
+      target_json(config::load_config("trn3", {"tensor.rows=64"}).params);
+  EXPECT_EQ(narrow["pmax"], 64);
+  EXPECT_EQ(narrow["gemm_stationary_fmax"], 64);
+  EXPECT_EQ(narrow["gemm_moving_fmax"], 4096);  // Trainium3: tensor.moving_fmax
 }
 
 TEST(CompilerSection, DmaQueuesMustExist) {

@@ -194,6 +194,10 @@ TEST(SweepSpec, ExampleSpecsLoad) {
   const SweepSpec shape = load_sweep_spec(dir + "vector_add_tile_shape.json");
   ASSERT_EQ(point_count(shape), 10u);
   EXPECT_EQ(make_point(shape, 7).values.dump(), R"({"config":"trn3","T":16,"F":1024})");
+  // 4 generations x PE arrays 32, 64, 128, 256 (the last dimension varies fastest).
+  const SweepSpec arrays = load_sweep_spec(dir + "array_size.json");
+  ASSERT_EQ(point_count(arrays), 16u);
+  EXPECT_EQ(make_point(arrays, 6).values.dump(), R"({"config":"trn2","tensor.rows":128})");
 }
 
 TEST(SweepSpec, Shards) {
