@@ -139,6 +139,9 @@ NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& param
       dma_(dma),
       collectives_(collectives),
       throttle_(params_.tensor),
+      dma_time_(stats_.engines[static_cast<std::size_t>(Engine::kDma)], scale().fs_per_tick),
+      collective_time_(stats_.engines[static_cast<std::size_t>(Engine::kCollective)],
+                       scale().fs_per_tick),
       run_ahead_(may_run_ahead && (barrier == nullptr || barrier->cores() == 1)) {
   stats_.pid = pid;
   const auto granularity = static_cast<std::size_t>(std::max(1, params.tensor.pe_tile_granularity));
@@ -522,13 +525,9 @@ void NeuronCore::consider_dma(std::uint32_t index) {
   Engine last_engine = Engine::kSync;
   std::uint64_t last_id = 0;
   dependencies_known(*pending.item, Engine::kDma, ready, last_engine, last_id);
-  if (ready > pending.issued) {
-    // Summed in ticks, exactly: the total does not depend on the order DMAs are looked at.
-    sc_time& waited = dma_wait_by_producer_[static_cast<std::size_t>(last_engine)];
-    waited += ready - pending.issued;
-    stats_.engines[static_cast<std::size_t>(Engine::kDma)]
-        .wait_ns_by_producer[static_cast<std::size_t>(last_engine)] = to_ns(waited);
-  }
+  ConcurrentUnitTime& unit_time =
+      pending.item->instruction.engine == Engine::kDma ? dma_time_ : collective_time_;
+  unit_time.waited(pending.issued.value(), ready.value(), last_engine, now_.value());
   ready = std::max(ready, pending.issued);
   dma_ready_.push({ready, pending.item->id, index});
   // The DMA dispatcher sleeps until the earliest ready DMA it knew of: wake it only for an
@@ -647,13 +646,9 @@ void NeuronCore::dma_complete(std::uint64_t id, const sc_time& complete, double 
   // Possibly from another module's process, which goes on after the call: no running ahead.
   enter();
   InFlight& record = slot(id);
-  // Union of data-movement intervals, exact when transfers are reported in start order.
+  // The DMA is busy while its data moves.
   const sc_time begin = complete - std::min(complete, ns(transfer_ns));
-  EngineStats& dma_stats = stats_.engines[static_cast<std::size_t>(Engine::kDma)];
-  if (complete > dma_busy_until_) {
-    dma_stats.active_ns += to_ns(complete - std::max(begin, dma_busy_until_));
-    dma_busy_until_ = complete;
-  }
+  dma_time_.completed(id, begin.value(), complete.value(), now_.value());
   finish(record, Engine::kDma, complete, complete);
   leave(false);
 }
@@ -661,13 +656,8 @@ void NeuronCore::dma_complete(std::uint64_t id, const sc_time& complete, double 
 void NeuronCore::collective_complete(std::uint64_t id, const sc_time& complete) {
   enter();  // as dma_complete()
   InFlight& record = slot(id);
-  EngineStats& stats = stats_.engines[static_cast<std::size_t>(Engine::kCollective)];
-  // Busy: the union of this core's collective intervals (from submission to completion).
-  const sc_time now = now_;
-  if (complete > collective_busy_until_) {
-    stats.active_ns += to_ns(complete - std::max(now, collective_busy_until_));
-    collective_busy_until_ = complete;
-  }
+  // Busy from the report (the backend reports at submission or later) to completion.
+  collective_time_.completed(id, std::min(now_, complete).value(), complete.value(), now_.value());
   finish(record, Engine::kCollective, complete, complete);
   leave(false);
 }
@@ -685,7 +675,11 @@ void NeuronCore::sequencer_method(std::size_t unit) {
     } else {
       if (queue.empty()) {
         if (dispatch_done_) {
-          if (--running_sequencers_ == 0) finished_ = true;
+          if (--running_sequencers_ == 0) {
+            finished_ = true;
+            dma_time_.all_issued();
+            collective_time_.all_issued();
+          }
           return;  // never woken again
         }
         state.waiting = true;  // dispatch() wakes it
@@ -743,6 +737,7 @@ bool NeuronCore::plan_start(std::size_t unit, const sc_time& deps_ready) {
   const sc_time earliest = std::max(engine_available, item.pushed_at);
   sc_time start = std::max({earliest, deps_ready, now});
   state.wait_ns = deps_ready > earliest ? to_ns(deps_ready - earliest) : 0.0;
+  state.deps_ready = deps_ready;
   // DMA and collective triggers and barriers have nothing but their start to plan (a barrier is
   // arrived at at its start, arrive_at_barrier()).
   const bool computes = instruction.engine != Engine::kDma &&
@@ -831,6 +826,9 @@ void NeuronCore::commit_start(std::size_t unit) {
   const Instruction& instruction = item.instruction;
   InFlight& record = slot(item.id);
   const sc_time start = state.start;
+  // The end of the engine's earlier work: a dependency wait before it is no idle time.
+  const sc_time earlier_work_until =
+      engine == Engine::kTensor ? tensor_busy_until_ : engine_free_at_[unit];
 
   EngineStats& engine_stats = stats_.engines[unit];
   double busy_ns = 0;
@@ -841,8 +839,14 @@ void NeuronCore::commit_start(std::size_t unit) {
   bool completes_later = false;
   if (instruction.engine == Engine::kDma) {
     end = start + issue_time_;
-    if (engine == Engine::kTensor) tensor_issue_at_ = end;
     busy_ns = to_ns(issue_time_);
+    if (engine == Engine::kTensor) {
+      tensor_issue_at_ = end;
+      // TensorE's busy time is the union over its concurrent PE tiles and this trigger.
+      busy_ns = end > tensor_busy_until_ ? to_ns(end - std::max(start, tensor_busy_until_)) : 0.0;
+      tensor_busy_until_ = std::max(tensor_busy_until_, end);
+    }
+    dma_time_.issued(unit, item.id, end.value());
     EngineStats& dma_stats = stats_.engines[static_cast<std::size_t>(Engine::kDma)];
     ++dma_stats.instructions;
     ++dma_stats.op_counts[static_cast<std::size_t>(instruction.opcode)];
@@ -859,6 +863,7 @@ void NeuronCore::commit_start(std::size_t unit) {
   } else if (instruction.engine == Engine::kCollective) {
     end = start + issue_time_;
     busy_ns = to_ns(issue_time_);
+    collective_time_.issued(unit, item.id, end.value());
     EngineStats& collective_stats = stats_.engines[static_cast<std::size_t>(Engine::kCollective)];
     ++collective_stats.instructions;
     ++collective_stats.op_counts[static_cast<std::size_t>(instruction.opcode)];
@@ -911,7 +916,16 @@ void NeuronCore::commit_start(std::size_t unit) {
   ++engine_stats.op_counts[static_cast<std::size_t>(instruction.opcode)];
   engine_stats.active_ns += busy_ns;
   if (state.wait_ns > 0) {
-    engine_stats.wait_ns_by_producer[static_cast<std::size_t>(state.waited_on)] += state.wait_ns;
+    // When the engine began working on it: TensorE with its LoadStationary.
+    const sc_time own_start =
+        engine == Engine::kTensor
+            ? std::min(std::max(state.ls_start, state.engine_available), start)
+            : start;
+    const std::uint64_t idle_ticks =
+        idle_wait_ticks(std::max(state.engine_available, item.pushed_at).value(),
+                        state.deps_ready.value(), earlier_work_until.value(), own_start.value());
+    engine_stats.wait_ns_by_producer[static_cast<std::size_t>(state.waited_on)] +=
+        to_ns(sc_time::from_value(idle_ticks));
   }
   ++stats_.instructions;
   engine_free_at_[unit] = end;
