@@ -1,7 +1,9 @@
 // Dependency waits and busy time as engine time (core/core_stats.hpp): a unit's wait is a union
 // of intervals in which it executes nothing, never a sum over instructions waiting at once.
 // Accounting contract tests in simulator ticks, then whole-core runs with times worked out by
-// hand from the Trainium2 config (configs/trn2.json), as in core_timing_test.cpp.
+// hand from the Trainium2 config (configs/trn2.json), as in core_timing_test.cpp; last, the
+// bottleneck line (report/report.cpp) names the unit with the highest utilisation the engine
+// table prints, or the largest wait.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -262,6 +264,83 @@ TEST(EngineTime, AChainAcrossEnginesWaitsOnEachProducerInTurn) {
   EXPECT_NEAR(engine(stats, "dma")["dependency_wait_by_producer_ns"]["vector"].get<double>(),
               store_ready - kIssueNs, 0.01);
   EXPECT_GT(kernel_ns(stats), store_ready);
+  expect_engine_time_within_the_kernel(stats);
+}
+
+// --- The bottleneck line names the unit with the highest utilisation_pct -------------------
+
+std::string bottleneck(const nlohmann::json& stats) {
+  return stats["cores"][0]["bottleneck"].get<std::string>();
+}
+
+TEST(Bottleneck, ALoadStreamIsDmaBoundByItsBytesAtThePeakRate) {
+  // 32 loads of [128, 2048] bfloat16 = 16 MiB through 16 DMA engines of 23 GB/s (the core cap,
+  // 437.5 GB/s, is higher): they need 16,777,216 / 368 ns at the peak rate.
+  const auto stats = simulate_in_child(R"({
+    "format": "trnsim-kernel/1", "name": "loads",
+    "tensors": {
+      "src": {"memory": "hbm", "dtype": "bfloat16", "shape": [32, 128, 2048]},
+      "dst": {"memory": "sbuf", "dtype": "bfloat16", "shape": [8, 128, 2048], "partition_dim": 1}
+    },
+    "program": [{"for": "i", "range": 32, "body": [
+      {"op": "dma_copy", "dst": "dst[i % 8]", "src": "src[i]", "queue": "i % 4"}]}]})");
+  const nlohmann::json& dma = stats["cores"][0]["dma"];
+  EXPECT_EQ(dma["resources"]["dma_engines"]["bytes"].get<std::uint64_t>(), 16777216u);
+  EXPECT_DOUBLE_EQ(dma["resources"]["dma_engines"]["peak_gbps"].get<double>(), 368.0);
+  const double expected_pct = 100.0 * 16777216 / 368.0 / kernel_ns(stats);
+  EXPECT_NEAR(engine(stats, "dma")["utilisation_pct"].get<double>(), expected_pct, 1e-9);
+  EXPECT_EQ(dma["busiest_resource"], "dma_engines");
+  EXPECT_GE(expected_pct, 70.0);
+  EXPECT_EQ(bottleneck(stats).rfind("dma-bound: the DMA's dma_engines is at ", 0), 0u)
+      << bottleneck(stats);
+}
+
+TEST(Bottleneck, AMatmulStreamIsTensorBound) {
+  // 64 accumulating matmuls [128x128]x[128x512] on one stationary, nothing else: TensorE busy
+  // from the first to the last but for the first LoadStationary and the pipeline latency.
+  const auto stats = simulate_in_child(R"({
+    "format": "trnsim-kernel/1", "name": "mm",
+    "tensors": {
+      "s": {"memory": "sbuf", "dtype": "bfloat16", "shape": [128, 128]},
+      "m": {"memory": "sbuf", "dtype": "bfloat16", "shape": [128, 512]},
+      "acc": {"memory": "psum", "dtype": "float32", "shape": [128, 512]}
+    },
+    "program": [{"for": "i", "range": 64, "body": [
+      {"op": "nc_matmul", "dst": "acc", "stationary": "s", "moving": "m", "accumulate": "i > 0"}]}]})",
+                                       "trn2", {"tensor.throttle_enabled=false"});
+  const double tensor_pct = engine(stats, "tensor")["utilisation_pct"].get<double>();
+  EXPECT_DOUBLE_EQ(tensor_pct, engine(stats, "tensor")["active_pct"].get<double>());
+  EXPECT_GE(tensor_pct, 90.0);
+  EXPECT_EQ(bottleneck(stats).rfind("tensor-bound: tensor is busy ", 0), 0u) << bottleneck(stats);
+}
+
+TEST(Bottleneck, ALoadComputeStoreChainIsLatencyBoundOnItsLargestWait) {
+  // One [128, 2048] fp32 tile: load (1 MiB), add, store. The adds take 4266.667 ns of a kernel
+  // of two DMA fixed costs (1,300 ns each) and transfers more: no unit reaches 70%. The store,
+  // issued at 2 ns, waits for the add's result (load + 50 + add + 50 ns) with no DMA moving
+  // data but during the load's transfer; VectorE waits only for the load (+ 50 ns): the DMA's
+  // wait on VectorE is the largest.
+  const auto stats = simulate_in_child(R"({
+    "format": "trnsim-kernel/1", "name": "chain",
+    "tensors": {
+      "a": {"memory": "hbm", "dtype": "float32", "shape": [128, 2048]},
+      "out": {"memory": "hbm", "dtype": "float32", "shape": [128, 2048]},
+      "a_sb": {"memory": "sbuf", "dtype": "float32", "shape": [128, 2048]},
+      "c_sb": {"memory": "sbuf", "dtype": "float32", "shape": [128, 2048]}
+    },
+    "program": [
+      {"op": "dma_copy", "dst": "a_sb", "src": "a"},
+      {"op": "tensor_tensor", "dst": "c_sb", "in0": "a_sb", "in1": "a_sb", "alu": "add"},
+      {"op": "dma_copy", "dst": "out", "src": "c_sb"}]})");
+  const std::string line = bottleneck(stats);
+  EXPECT_EQ(line.rfind("latency-bound: ", 0), 0u) << line;
+  const double dma_wait =
+      engine(stats, "dma")["dependency_wait_by_producer_ns"]["vector"].get<double>();
+  EXPECT_GT(dma_wait, engine(stats, "vector")["dependency_wait_ns"].get<double>());
+  char named[64];
+  std::snprintf(named, sizeof named, "dma waits %.2f us", dma_wait / 1e3);
+  EXPECT_NE(line.find(std::string(named) + " ("), std::string::npos) << line;
+  EXPECT_NE(line.find(") on vector"), std::string::npos) << line;
   expect_engine_time_within_the_kernel(stats);
 }
 
