@@ -1,15 +1,15 @@
 #include "core/core_stats.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <limits>
-#include <queue>
 #include <utility>
 
 namespace trnsim::core {
 
 namespace {
+
 constexpr ConcurrentUnitTime::Ticks kEndOfTime = std::numeric_limits<std::uint64_t>::max();
+
 }  // namespace
 
 ConcurrentUnitTime::ConcurrentUnitTime(EngineStats& stats, double fs_per_tick)
@@ -21,52 +21,33 @@ void ConcurrentUnitTime::issued(std::size_t lane, std::uint64_t id, Ticks at) {
 }
 
 void ConcurrentUnitTime::waited(Ticks begin, Ticks end, kernel::Engine producer, Ticks now) {
-  begin = std::max(begin, settled_);  // never earlier: its item was open at the last settle
-  if (end <= begin) return;
-  waits_.push_back({begin, end, static_cast<std::uint8_t>(producer)});
-  settle_if_due(now);
+  begin = std::max(begin, settled_);  // never earlier: its item was open when the sweep got there
+  if (end > begin) {
+    auto at = pending_waits_.end();
+    while (at != pending_waits_.begin() && std::prev(at)->begin > begin) --at;
+    pending_waits_.insert(at, {begin, end, static_cast<std::uint8_t>(producer)});
+  }
+  settle_after_report(now);
 }
 
 void ConcurrentUnitTime::completed(std::uint64_t id, Ticks begin, Ticks end, Ticks now) {
-  for (std::deque<Open>& lane : open_by_lane_) {
-    // A lane's ids increase from front to back.
-    const auto found =
-        std::lower_bound(lane.begin(), lane.end(), id,
-                         [](const Open& open, std::uint64_t key) { return open.id < key; });
-    if (found == lane.end() || found->id != id) continue;
-    found->completed = true;
-    --open_items_;
-    while (!lane.empty() && lane.front().completed) lane.pop_front();
-    break;
-  }
+  close(id);
   begin = std::max(begin, settled_);
-  if (end > begin) {
-    // Merge with the intervals it touches: busy_ stays a set of disjoint intervals.
-    auto next = busy_.upper_bound(begin);
-    if (next != busy_.begin()) {
-      const auto previous = std::prev(next);
-      if (previous->second >= begin) {
-        begin = previous->first;
-        end = std::max(end, previous->second);
-        busy_.erase(previous);
-      }
-    }
-    while (next != busy_.end() && next->first <= end) {
-      end = std::max(end, next->second);
-      next = busy_.erase(next);
-    }
-    busy_.emplace_hint(next, begin, end);
-  }
-  if (all_issued_ && open_items_ == 0) {
-    settle(kEndOfTime);
-  } else {
-    settle_if_due(now);
-  }
+  if (end > begin) add_busy(begin, end);
+  settle_after_report(now);
 }
 
 void ConcurrentUnitTime::all_issued() {
   all_issued_ = true;
-  if (open_items_ == 0) settle(kEndOfTime);
+  settle_after_report(kEndOfTime);
+}
+
+void ConcurrentUnitTime::settle_after_report(Ticks now) {
+  const bool final = all_issued_ && open_items_ == 0;
+  if (!final && ++reports_since_settle_ < kReportsPerSettle) return;
+  reports_since_settle_ = 0;
+  settle(horizon(now));
+  if (final) publish();
 }
 
 ConcurrentUnitTime::Ticks ConcurrentUnitTime::horizon(Ticks now) const {
@@ -78,50 +59,103 @@ ConcurrentUnitTime::Ticks ConcurrentUnitTime::horizon(Ticks now) const {
   return horizon;
 }
 
-void ConcurrentUnitTime::settle_if_due(Ticks now) {
-  if (retained_intervals() < settle_at_) return;
-  settle(horizon(now));
-  // Settling again only after the kept intervals doubled keeps the cost per interval constant.
-  settle_at_ = std::max(kMinimumBatch, 2 * retained_intervals());
+void ConcurrentUnitTime::close(std::uint64_t id) {
+  // Items mostly complete in the order their lane issued them: look at the fronts first.
+  std::deque<Open>* lane = nullptr;
+  std::deque<Open>::iterator found;
+  for (std::deque<Open>& candidate : open_by_lane_) {
+    if (!candidate.empty() && candidate.front().id == id) {
+      lane = &candidate;
+      found = candidate.begin();
+      break;
+    }
+  }
+  for (std::size_t l = 0; lane == nullptr && l < open_by_lane_.size(); ++l) {
+    std::deque<Open>& candidate = open_by_lane_[l];
+    if (candidate.empty() || id < candidate.front().id || id > candidate.back().id) continue;
+    // A lane's ids increase from front to back.
+    const auto at =
+        std::lower_bound(candidate.begin(), candidate.end(), id,
+                         [](const Open& open, std::uint64_t key) { return open.id < key; });
+    if (at != candidate.end() && at->id == id) {
+      lane = &candidate;
+      found = at;
+    }
+  }
+  if (lane == nullptr || found->completed) return;
+  found->completed = true;
+  --open_items_;
+  while (!lane->empty() && lane->front().completed) lane->pop_front();
+}
+
+void ConcurrentUnitTime::add_busy(Ticks begin, Ticks end) {
+  if (busy_.size() == busy_head_ || begin > busy_.back().end) {
+    busy_.push_back({begin, end});
+    return;
+  }
+  if (begin >= busy_.back().begin) {
+    busy_.back().end = std::max(busy_.back().end, end);
+    return;
+  }
+  // Out of order: merge with every interval it touches (none before busy_head_: they ended
+  // before settled_, where this one begins at the earliest).
+  const auto head = busy_.begin() + static_cast<std::ptrdiff_t>(busy_head_);
+  const auto first = std::lower_bound(head, busy_.end(), begin,
+                                      [](const Busy& busy, Ticks key) { return busy.end < key; });
+  auto last = first;
+  while (last != busy_.end() && last->begin <= end) {
+    begin = std::min(begin, last->begin);
+    end = std::max(end, last->end);
+    ++last;
+  }
+  if (first == last) {
+    busy_.insert(first, {begin, end});
+  } else {
+    *first = {begin, end};
+    busy_.erase(first + 1, last);
+  }
 }
 
 void ConcurrentUnitTime::settle(Ticks horizon) {
   if (horizon <= settled_) return;
-  std::sort(waits_.begin(), waits_.end(),
-            [](const Wait& a, const Wait& b) { return a.begin < b.begin; });
-  // Waiting items at the current instant, by (end, producer): the first to end is the top.
-  using Waiting = std::pair<Ticks, std::uint8_t>;
-  std::priority_queue<Waiting, std::vector<Waiting>, std::greater<>> waiting;
-  std::size_t next_wait = 0;
-  auto busy = busy_.begin();
   Ticks now = settled_;
-  // Sweep [settled_, horizon) from one change (a wait or busy interval beginning or ending) to
-  // the next; between two changes the state is constant.
+  // From one change (a wait or busy interval beginning or ending) to the next; in between the
+  // state is constant. A busy stretch is passed in one step.
   while (now < horizon) {
-    for (; next_wait < waits_.size() && waits_[next_wait].begin <= now; ++next_wait) {
-      if (waits_[next_wait].end > now) {
-        waiting.push({waits_[next_wait].end, waits_[next_wait].producer});
+    while (!pending_waits_.empty() && pending_waits_.front().begin <= now) {
+      const Wait& wait = pending_waits_.front();
+      if (wait.end > now) {
+        const std::pair<Ticks, std::uint8_t> entry{wait.end, wait.producer};
+        auto at = waiting_.end();
+        while (at != waiting_.begin() && *std::prev(at) > entry) --at;
+        waiting_.insert(at, entry);
       }
+      pending_waits_.pop_front();
     }
-    while (!waiting.empty() && waiting.top().first <= now) waiting.pop();
-    while (busy != busy_.end() && busy->second <= now) ++busy;
-    const bool is_busy = busy != busy_.end() && busy->first <= now;
+    while (busy_head_ < busy_.size() && busy_[busy_head_].end <= now) ++busy_head_;
+    if (busy_head_ < busy_.size() && busy_[busy_head_].begin <= now) {
+      // Busy: what waits meanwhile does not count, so on to the end of the interval.
+      const Ticks until = std::min(horizon, busy_[busy_head_].end);
+      active_ticks_ += until - now;
+      now = until;
+      continue;
+    }
+    while (!waiting_.empty() && waiting_.front().first <= now) waiting_.pop_front();
     Ticks next_change = horizon;
-    if (next_wait < waits_.size()) next_change = std::min(next_change, waits_[next_wait].begin);
-    if (!waiting.empty()) next_change = std::min(next_change, waiting.top().first);
-    if (busy != busy_.end())
-      next_change = std::min(next_change, is_busy ? busy->second : busy->first);
-    if (is_busy) {
-      active_ticks_ += next_change - now;
-    } else if (!waiting.empty()) {
-      wait_ticks_[waiting.top().second] += next_change - now;
+    if (busy_head_ < busy_.size()) next_change = std::min(next_change, busy_[busy_head_].begin);
+    if (!pending_waits_.empty()) next_change = std::min(next_change, pending_waits_.front().begin);
+    if (!waiting_.empty()) {
+      next_change = std::min(next_change, waiting_.front().first);
+      wait_ticks_[waiting_.front().second] += next_change - now;
     }
     now = next_change;
   }
-  std::erase_if(waits_, [horizon](const Wait& wait) { return wait.end <= horizon; });
-  while (!busy_.empty() && busy_.begin()->second <= horizon) busy_.erase(busy_.begin());
   settled_ = horizon;
-  publish();
+  // Forget the busy intervals the sweep has passed, in batches: amortised constant time.
+  if (busy_head_ >= 64 && busy_head_ * 2 >= busy_.size()) {
+    busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(busy_head_));
+    busy_head_ = 0;
+  }
 }
 
 void ConcurrentUnitTime::publish() {

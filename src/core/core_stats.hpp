@@ -10,7 +10,6 @@
 #include <array>
 #include <cstdint>
 #include <deque>
-#include <map>
 #include <vector>
 
 #include "kernel/instruction.hpp"
@@ -68,16 +67,19 @@ inline std::uint64_t idle_wait_ticks(std::uint64_t wait_begin, std::uint64_t wai
 ///   item whose wait ends first (the result that lets the unit go on soonest; ties: the lower
 ///   kernel::Engine), so the attributed parts add up to the wait exactly.
 ///
-/// Both are exact sums of simulator ticks, independent of the order of the reports. Intervals
-/// are folded into the totals once no later report can reach back before them (the earliest
-/// issue of an item not completed yet, and the caller's current time while items are still
-/// being issued): memory is proportional to the items in flight, not to the kernel's length.
+/// Both are exact sums of simulator ticks, independent of the order of the reports. A sweep
+/// over time folds the intervals into the totals up to a horizon before which no later report
+/// can reach (the earliest issue of an item not completed yet, and the caller's current time
+/// while items are still being issued) and keeps its state between reports: each interval is
+/// handled a constant number of times, and memory is proportional to the items in flight, not
+/// to the kernel's length.
 class ConcurrentUnitTime {
  public:
   using Ticks = std::uint64_t;  ///< simulator time: sc_time::value()
 
-  /// Publishes the totals into `stats.active_ns` and `stats.wait_ns_by_producer` whenever they
-  /// grow (`stats` must outlive this object). `fs_per_tick`: the simulator's time resolution.
+  /// Writes the totals into `stats.active_ns` and `stats.wait_ns_by_producer` once they are
+  /// final: after all_issued(), when every item has completed (`stats` must outlive this
+  /// object). `fs_per_tick`: the simulator's time resolution.
   ConcurrentUnitTime(EngineStats& stats, double fs_per_tick);
 
   /// Item `id` was issued at `at` by sequencer `lane` (a kernel::Engine index). Each lane issues
@@ -94,7 +96,9 @@ class ConcurrentUnitTime {
   void all_issued();
 
   /// Intervals kept for folding (for tests of the memory bound).
-  std::size_t retained_intervals() const { return waits_.size() + busy_.size(); }
+  std::size_t retained_intervals() const {
+    return pending_waits_.size() + waiting_.size() + (busy_.size() - busy_head_);
+  }
 
  private:
   struct Open {
@@ -107,11 +111,21 @@ class ConcurrentUnitTime {
     Ticks end = 0;
     std::uint8_t producer = 0;
   };
+  struct Busy {
+    Ticks begin = 0;
+    Ticks end = 0;
+  };
   /// Before this no interval reported later can begin: the earliest issue of an open item, and
   /// `now` while items are still being issued.
   Ticks horizon(Ticks now) const;
-  void settle_if_due(Ticks now);
-  /// Folds the part of every interval before `horizon` into the totals and forgets it.
+  /// Marks item `id` completed; the lanes drop completed items from their fronts.
+  void close(std::uint64_t id);
+  /// Adds [begin, end) to busy_, merging it with the intervals it touches.
+  void add_busy(Ticks begin, Ticks end);
+  /// After a report: sweeps on when enough reports came since the last sweep, or when the
+  /// totals are final.
+  void settle_after_report(Ticks now);
+  /// Sweeps from settled_ to `horizon`, adding each stretch to the totals.
   void settle(Ticks horizon);
   void publish();
 
@@ -120,11 +134,22 @@ class ConcurrentUnitTime {
   bool all_issued_ = false;
   std::array<std::deque<Open>, kernel::kEngineCount> open_by_lane_;
   std::size_t open_items_ = 0;
-  std::map<Ticks, Ticks> busy_;  ///< disjoint busy intervals [begin, end), merged, by begin
-  std::vector<Wait> waits_;      ///< wait intervals [begin, end) not entirely settled
-  Ticks settled_ = 0;            ///< everything before it is in the totals
-  std::size_t settle_at_ = kMinimumBatch;
-  static constexpr std::size_t kMinimumBatch = 64;
+  Ticks settled_ = 0;  ///< the sweep's position: everything before it is in the totals
+  /// Waits the sweep has not reached, by begin (reported nearly in that order: an insertion is
+  /// nearly always at the back).
+  std::deque<Wait> pending_waits_;
+  /// (end, producer) of the waits the sweep is inside, in that order (waits that begin later
+  /// mostly end later: an insertion is nearly always at the back); entries that ended are
+  /// dropped from the front.
+  std::deque<std::pair<Ticks, std::uint8_t>> waiting_;
+  /// Disjoint busy intervals [begin, end), merged, by begin; those before busy_head_ ended
+  /// before settled_. Completions come nearly in time order: an interval is nearly always
+  /// appended or merged into the last.
+  std::vector<Busy> busy_;
+  std::size_t busy_head_ = 0;
+  /// Reports since the last sweep: sweeping every few reports shares its fixed cost.
+  std::uint32_t reports_since_settle_ = 0;
+  static constexpr std::uint32_t kReportsPerSettle = 16;
   Ticks active_ticks_ = 0;
   std::array<Ticks, kernel::kEngineCount> wait_ticks_{};
 };

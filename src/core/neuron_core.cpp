@@ -50,8 +50,11 @@ const TimeScale& scale() {
     read_time_scale();
   return time_scale;
 }
+double ticks_to_ns(std::uint64_t ticks) {
+  return static_cast<double>(ticks) * scale().fs_per_tick * 1e-15 * 1e9;
+}
 double to_ns(const sc_time& t) {
-  return static_cast<double>(t.value()) * scale().fs_per_tick * 1e-15 * 1e9;
+  return ticks_to_ns(t.value());
 }
 sc_time ns(double value) {
   if (value == 0) return SC_ZERO_TIME;
@@ -737,7 +740,6 @@ bool NeuronCore::plan_start(std::size_t unit, const sc_time& deps_ready) {
   const sc_time earliest = std::max(engine_available, item.pushed_at);
   sc_time start = std::max({earliest, deps_ready, now});
   state.wait_ns = deps_ready > earliest ? to_ns(deps_ready - earliest) : 0.0;
-  state.deps_ready = deps_ready;
   // DMA and collective triggers and barriers have nothing but their start to plan (a barrier is
   // arrived at at its start, arrive_at_barrier()).
   const bool computes = instruction.engine != Engine::kDma &&
@@ -826,9 +828,8 @@ void NeuronCore::commit_start(std::size_t unit) {
   const Instruction& instruction = item.instruction;
   InFlight& record = slot(item.id);
   const sc_time start = state.start;
-  // The end of the engine's earlier work: a dependency wait before it is no idle time.
-  const sc_time earlier_work_until =
-      engine == Engine::kTensor ? tensor_busy_until_ : engine_free_at_[unit];
+  // TensorE's earlier work (other PE tiles) may still run while this instruction waits.
+  const sc_time tensor_busy_before = tensor_busy_until_;
 
   EngineStats& engine_stats = stats_.engines[unit];
   double busy_ns = 0;
@@ -916,16 +917,18 @@ void NeuronCore::commit_start(std::size_t unit) {
   ++engine_stats.op_counts[static_cast<std::size_t>(instruction.opcode)];
   engine_stats.active_ns += busy_ns;
   if (state.wait_ns > 0) {
-    // When the engine began working on it: TensorE with its LoadStationary.
-    const sc_time own_start =
-        engine == Engine::kTensor
-            ? std::min(std::max(state.ls_start, state.engine_available), start)
-            : start;
-    const std::uint64_t idle_ticks =
-        idle_wait_ticks(std::max(state.engine_available, item.pushed_at).value(),
-                        state.deps_ready.value(), earlier_work_until.value(), own_start.value());
-    engine_stats.wait_ns_by_producer[static_cast<std::size_t>(state.waited_on)] +=
-        to_ns(sc_time::from_value(idle_ticks));
+    double idle_ns = state.wait_ns;  // an engine that runs one instruction at a time is idle
+    if (engine == Engine::kTensor) {
+      // Not while other PE tiles run, nor once this instruction's LoadStationary started.
+      const sc_time own_start = std::min(std::max(state.ls_start, state.engine_available), start);
+      const sc_time wait_begin = std::max(state.engine_available, item.pushed_at);
+      const sc_time wait_end = wait_begin + ns(state.wait_ns);
+      if (tensor_busy_before > wait_begin || own_start < wait_end) {
+        idle_ns = ticks_to_ns(idle_wait_ticks(wait_begin.value(), wait_end.value(),
+                                              tensor_busy_before.value(), own_start.value()));
+      }
+    }
+    engine_stats.wait_ns_by_producer[static_cast<std::size_t>(state.waited_on)] += idle_ns;
   }
   ++stats_.instructions;
   engine_free_at_[unit] = end;

@@ -335,7 +335,6 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
     sc_core::sc_time engine_available;
     sc_core::sc_time ls_start;
     double wait_ns = 0;
-    sc_core::sc_time deps_ready;  ///< when its dependencies are visible to it
     kernel::Engine waited_on = kernel::Engine::kSync;
     std::uint64_t waited_on_id = 0;
     std::uint32_t lane = 0;
