@@ -20,7 +20,9 @@ struct EngineStats {
   std::uint64_t instructions = 0;
   /// ns in which the unit executes: the union of its instructions' busy intervals (TensorE: over
   /// its concurrent PE tiles). kDma: the union of the intervals in which a DMA of the core moves
-  /// data (at any rate); kCollective: of the core's collectives from submission to completion.
+  /// data (at any rate); kCollective: of the intervals from when the collective model reports a
+  /// collective of the core done to its completion (the tail of its last step, not the whole
+  /// collective).
   double active_ns = 0;
   /// Dependency wait, ns, by the engine that produced the awaited result: time in which the unit
   /// executes nothing while work it would do next waits for a dependency (a semaphore). A union

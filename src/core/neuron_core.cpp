@@ -659,7 +659,7 @@ void NeuronCore::dma_complete(std::uint64_t id, const sc_time& complete, double 
 void NeuronCore::collective_complete(std::uint64_t id, const sc_time& complete) {
   enter();  // as dma_complete()
   InFlight& record = slot(id);
-  // Busy from the report (the backend reports at submission or later) to completion.
+  // Busy from the report (CollectiveSystem reports at its last step) to completion.
   collective_time_.completed(id, std::min(now_, complete).value(), complete.value(), now_.value());
   finish(record, Engine::kCollective, complete, complete);
   leave(false);
