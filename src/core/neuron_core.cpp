@@ -50,8 +50,11 @@ const TimeScale& scale() {
     read_time_scale();
   return time_scale;
 }
+double ticks_to_ns(std::uint64_t ticks) {
+  return static_cast<double>(ticks) * scale().fs_per_tick * 1e-15 * 1e9;
+}
 double to_ns(const sc_time& t) {
-  return static_cast<double>(t.value()) * scale().fs_per_tick * 1e-15 * 1e9;
+  return ticks_to_ns(t.value());
 }
 sc_time ns(double value) {
   if (value == 0) return SC_ZERO_TIME;
@@ -139,6 +142,9 @@ NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& param
       dma_(dma),
       collectives_(collectives),
       throttle_(params_.tensor),
+      dma_time_(stats_.engines[static_cast<std::size_t>(Engine::kDma)], scale().fs_per_tick),
+      collective_time_(stats_.engines[static_cast<std::size_t>(Engine::kCollective)],
+                       scale().fs_per_tick),
       run_ahead_(may_run_ahead && (barrier == nullptr || barrier->cores() == 1)) {
   stats_.pid = pid;
   const auto granularity = static_cast<std::size_t>(std::max(1, params.tensor.pe_tile_granularity));
@@ -522,13 +528,9 @@ void NeuronCore::consider_dma(std::uint32_t index) {
   Engine last_engine = Engine::kSync;
   std::uint64_t last_id = 0;
   dependencies_known(*pending.item, Engine::kDma, ready, last_engine, last_id);
-  if (ready > pending.issued) {
-    // Summed in ticks, exactly: the total does not depend on the order DMAs are looked at.
-    sc_time& waited = dma_wait_by_producer_[static_cast<std::size_t>(last_engine)];
-    waited += ready - pending.issued;
-    stats_.engines[static_cast<std::size_t>(Engine::kDma)]
-        .wait_ns_by_producer[static_cast<std::size_t>(last_engine)] = to_ns(waited);
-  }
+  ConcurrentUnitTime& unit_time =
+      pending.item->instruction.engine == Engine::kDma ? dma_time_ : collective_time_;
+  unit_time.waited(pending.issued.value(), ready.value(), last_engine, now_.value());
   ready = std::max(ready, pending.issued);
   dma_ready_.push({ready, pending.item->id, index});
   // The DMA dispatcher sleeps until the earliest ready DMA it knew of: wake it only for an
@@ -647,13 +649,9 @@ void NeuronCore::dma_complete(std::uint64_t id, const sc_time& complete, double 
   // Possibly from another module's process, which goes on after the call: no running ahead.
   enter();
   InFlight& record = slot(id);
-  // Union of data-movement intervals, exact when transfers are reported in start order.
+  // The DMA is busy while its data moves.
   const sc_time begin = complete - std::min(complete, ns(transfer_ns));
-  EngineStats& dma_stats = stats_.engines[static_cast<std::size_t>(Engine::kDma)];
-  if (complete > dma_busy_until_) {
-    dma_stats.active_ns += to_ns(complete - std::max(begin, dma_busy_until_));
-    dma_busy_until_ = complete;
-  }
+  dma_time_.completed(id, begin.value(), complete.value(), now_.value());
   finish(record, Engine::kDma, complete, complete);
   leave(false);
 }
@@ -661,13 +659,8 @@ void NeuronCore::dma_complete(std::uint64_t id, const sc_time& complete, double 
 void NeuronCore::collective_complete(std::uint64_t id, const sc_time& complete) {
   enter();  // as dma_complete()
   InFlight& record = slot(id);
-  EngineStats& stats = stats_.engines[static_cast<std::size_t>(Engine::kCollective)];
-  // Busy: the union of this core's collective intervals (from submission to completion).
-  const sc_time now = now_;
-  if (complete > collective_busy_until_) {
-    stats.active_ns += to_ns(complete - std::max(now, collective_busy_until_));
-    collective_busy_until_ = complete;
-  }
+  // Busy from the report (CollectiveSystem reports at its last step) to completion.
+  collective_time_.completed(id, std::min(now_, complete).value(), complete.value(), now_.value());
   finish(record, Engine::kCollective, complete, complete);
   leave(false);
 }
@@ -685,7 +678,11 @@ void NeuronCore::sequencer_method(std::size_t unit) {
     } else {
       if (queue.empty()) {
         if (dispatch_done_) {
-          if (--running_sequencers_ == 0) finished_ = true;
+          if (--running_sequencers_ == 0) {
+            finished_ = true;
+            dma_time_.all_issued();
+            collective_time_.all_issued();
+          }
           return;  // never woken again
         }
         state.waiting = true;  // dispatch() wakes it
@@ -831,6 +828,8 @@ void NeuronCore::commit_start(std::size_t unit) {
   const Instruction& instruction = item.instruction;
   InFlight& record = slot(item.id);
   const sc_time start = state.start;
+  // TensorE's earlier work (other PE tiles) may still run while this instruction waits.
+  const sc_time tensor_busy_before = tensor_busy_until_;
 
   EngineStats& engine_stats = stats_.engines[unit];
   double busy_ns = 0;
@@ -841,8 +840,14 @@ void NeuronCore::commit_start(std::size_t unit) {
   bool completes_later = false;
   if (instruction.engine == Engine::kDma) {
     end = start + issue_time_;
-    if (engine == Engine::kTensor) tensor_issue_at_ = end;
     busy_ns = to_ns(issue_time_);
+    if (engine == Engine::kTensor) {
+      tensor_issue_at_ = end;
+      // TensorE's busy time is the union over its concurrent PE tiles and this trigger.
+      busy_ns = end > tensor_busy_until_ ? to_ns(end - std::max(start, tensor_busy_until_)) : 0.0;
+      tensor_busy_until_ = std::max(tensor_busy_until_, end);
+    }
+    dma_time_.issued(unit, item.id, end.value());
     EngineStats& dma_stats = stats_.engines[static_cast<std::size_t>(Engine::kDma)];
     ++dma_stats.instructions;
     ++dma_stats.op_counts[static_cast<std::size_t>(instruction.opcode)];
@@ -859,6 +864,7 @@ void NeuronCore::commit_start(std::size_t unit) {
   } else if (instruction.engine == Engine::kCollective) {
     end = start + issue_time_;
     busy_ns = to_ns(issue_time_);
+    collective_time_.issued(unit, item.id, end.value());
     EngineStats& collective_stats = stats_.engines[static_cast<std::size_t>(Engine::kCollective)];
     ++collective_stats.instructions;
     ++collective_stats.op_counts[static_cast<std::size_t>(instruction.opcode)];
@@ -911,7 +917,18 @@ void NeuronCore::commit_start(std::size_t unit) {
   ++engine_stats.op_counts[static_cast<std::size_t>(instruction.opcode)];
   engine_stats.active_ns += busy_ns;
   if (state.wait_ns > 0) {
-    engine_stats.wait_ns_by_producer[static_cast<std::size_t>(state.waited_on)] += state.wait_ns;
+    double idle_ns = state.wait_ns;  // an engine that runs one instruction at a time is idle
+    if (engine == Engine::kTensor) {
+      // Not while other PE tiles run, nor once this instruction's LoadStationary started.
+      const sc_time own_start = std::min(std::max(state.ls_start, state.engine_available), start);
+      const sc_time wait_begin = std::max(state.engine_available, item.pushed_at);
+      const sc_time wait_end = wait_begin + ns(state.wait_ns);
+      if (tensor_busy_before > wait_begin || own_start < wait_end) {
+        idle_ns = ticks_to_ns(idle_wait_ticks(wait_begin.value(), wait_end.value(),
+                                              tensor_busy_before.value(), own_start.value()));
+      }
+    }
+    engine_stats.wait_ns_by_producer[static_cast<std::size_t>(state.waited_on)] += idle_ns;
   }
   ++stats_.instructions;
   engine_free_at_[unit] = end;

@@ -439,10 +439,6 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   /// When dma_dispatch_method runs next unless notified (zero while it runs, the maximum time
   /// while nothing is ready).
   sc_core::sc_time dma_wakes_at_;
-  /// DMA dependency waits by producer engine (CoreStats::engines[kDma].wait_ns_by_producer).
-  std::array<sc_core::sc_time, kernel::kEngineCount> dma_wait_by_producer_{};
-  sc_core::sc_time dma_busy_until_;
-  sc_core::sc_time collective_busy_until_;  ///< end of the union of DMA data-movement intervals
   cost::TensorThrottle throttle_;
   std::uint64_t next_id_ = 0;
   std::uint64_t fence_id_ = ~std::uint64_t{0};  ///< the latest core_barrier (kNoId: none)
@@ -457,6 +453,9 @@ class NeuronCore : public sc_core::sc_module, public DmaClient, public Collectiv
   bool finished_ = false;
   std::exception_ptr error_;
   CoreStats stats_;
+  /// Busy time and dependency waits of the core's DMAs and collectives (into stats_).
+  ConcurrentUnitTime dma_time_;
+  ConcurrentUnitTime collective_time_;
   /// The core's current time: the simulation time, except while run_ahead() runs a wake-up
   /// ahead of it. The outermost enter() sets it.
   sc_core::sc_time now_;

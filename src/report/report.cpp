@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace trnsim::report {
@@ -22,12 +24,19 @@ double percent(double part, double whole) {
   return whole > 0 ? 100.0 * part / whole : 0.0;
 }
 
+/// Threshold of the bottleneck line: a unit at this utilisation or above bounds the kernel.
+constexpr double kBoundPct = 70.0;
+
 json engine_statistics(const core::EngineStats& engine, double kernel_ns) {
   json out;
   out["instructions"] = engine.instructions;
   out["active_ns"] = engine.active_ns;
   out["active_pct"] = percent(engine.active_ns, kernel_ns);
+  // An engine runs at its full rate while it executes: its utilisation is its active share.
+  // The DMA row's is its bandwidth utilisation (dma_statistics()).
+  out["utilisation_pct"] = out["active_pct"];
   out["dependency_wait_ns"] = engine.wait_ns();
+  out["dependency_wait_pct"] = percent(engine.wait_ns(), kernel_ns);
   json by_producer = json::object();
   for (std::size_t i = 0; i < engine.wait_ns_by_producer.size(); ++i) {
     if (engine.wait_ns_by_producer[i] > 0) {
@@ -47,22 +56,89 @@ json engine_statistics(const core::EngineStats& engine, double kernel_ns) {
   return out;
 }
 
-/// One line answering "what is my bottleneck", from the per-engine figures of one core.
+/// A resource a core's DMAs pass through (every DMA the DMA engines; HBM reads and writes the
+/// HBM port of their direction), with the bytes it carried and its peak rate.
+struct DmaResource {
+  const char* name;
+  std::uint64_t bytes;
+  double peak_gbps;  ///< GB/s = bytes per ns
+};
+
+std::array<DmaResource, 3> dma_resources(const core::CoreStats& core,
+                                         const config::Params& params) {
+  const config::DmaParams& dma = params.dma;
+  return {{{"dma_engines", core.dma_bytes,
+            std::min(dma.engines_per_core * dma.engine_bandwidth_gbps, dma.core_bandwidth_gbps)},
+           {"hbm_read_port", core.hbm_read_bytes, dma.hbm_port_bandwidth_gbps},
+           {"hbm_write_port", core.hbm_write_bytes, dma.hbm_port_bandwidth_gbps}}};
+}
+
+/// The core's "dma" statistics. Its utilisation, comparable with an engine's active share, is
+/// that of its busiest resource: the share of the kernel time the resource needs to carry its
+/// bytes at its peak rate.
+json dma_statistics(const core::CoreStats& core, const config::Params& params, double kernel_ns) {
+  json out = {{"transfers", core.dma_transfers},
+              {"bytes", core.dma_bytes},
+              {"active_pct",
+               percent(core.engines[static_cast<std::size_t>(Engine::kDma)].active_ns, kernel_ns)},
+              {"achieved_gbps", kernel_ns > 0 ? core.dma_bytes / kernel_ns : 0.0}};
+  json resources = json::object();
+  std::string busiest = "dma_engines";
+  double busiest_pct = 0;
+  for (const DmaResource& resource : dma_resources(core, params)) {
+    const double needed_ns = resource.peak_gbps > 0 ? resource.bytes / resource.peak_gbps : 0.0;
+    const double pct = percent(needed_ns, kernel_ns);
+    resources[resource.name] = {
+        {"bytes", resource.bytes}, {"peak_gbps", resource.peak_gbps}, {"utilisation_pct", pct}};
+    if (pct > busiest_pct) {
+      busiest_pct = pct;
+      busiest = resource.name;
+    }
+  }
+  out["utilisation_pct"] = busiest_pct;
+  out["busiest_resource"] = busiest;
+  out["resources"] = resources;
+  return out;
+}
+
+/// How busy `unit` is, with the figure the bottleneck compares: "tensor is busy 80.3% of the
+/// kernel time", "the DMA's dma_engines is at 93.3% of its 368.0 GB/s over the kernel time".
+std::string utilisation_phrase(const json& core, const std::string& unit) {
+  const double pct = core["engines"][unit]["utilisation_pct"].get<double>();
+  if (unit != kernel::engine_name(Engine::kDma)) {
+    return fmt::format("{} is busy {:.1f}% of the kernel time", unit, pct);
+  }
+  const std::string resource = core["dma"]["busiest_resource"].get<std::string>();
+  return fmt::format("the DMA's {} is at {:.1f}% of its {:.1f} GB/s over the kernel time", resource,
+                     pct, core["dma"]["resources"][resource]["peak_gbps"].get<double>());
+}
+
+/// One line answering "what is my bottleneck", from the per-engine figures of one core: the
+/// unit with the highest utilisation_pct when it reaches kBoundPct, else the largest dependency
+/// wait.
 std::string bottleneck_line(const json& core, double kernel_ns) {
   std::string busiest;
   double busiest_pct = -1;
+  std::string runner_up;
+  double runner_up_pct = -1;
   for (Engine unit : kReportedUnits) {
     const std::string name(kernel::engine_name(unit));
     if (unit == Engine::kSync) continue;
-    const double pct = core["engines"][name]["active_pct"].get<double>();
+    const double pct = core["engines"][name]["utilisation_pct"].get<double>();
     if (pct > busiest_pct) {
+      runner_up = busiest;
+      runner_up_pct = busiest_pct;
       busiest_pct = pct;
       busiest = name;
+    } else if (pct > runner_up_pct) {
+      runner_up_pct = pct;
+      runner_up = name;
     }
   }
-  if (busiest_pct >= 70.0) {
-    return fmt::format("{}-bound: {} is busy {:.1f}% of the kernel time", busiest, busiest,
-                       busiest_pct);
+  if (busiest_pct >= kBoundPct) {
+    std::string line = busiest + "-bound: " + utilisation_phrase(core, busiest);
+    if (runner_up_pct >= kBoundPct) line += "; " + utilisation_phrase(core, runner_up);
+    return line;
   }
   // No unit is saturated: name the largest dependency wait.
   std::string waiter;
@@ -79,14 +155,11 @@ std::string bottleneck_line(const json& core, double kernel_ns) {
       }
     }
   }
-  if (longest <= 0) {
-    return fmt::format("latency-bound: the busiest unit ({}) is busy only {:.1f}%", busiest,
-                       busiest_pct);
-  }
-  return fmt::format(
-      "latency-bound: the busiest unit ({}) is busy only {:.1f}%; {} waits {:.2f} us ({:.1f}% of "
-      "the kernel) on {}",
-      busiest, busiest_pct, waiter, longest / 1e3, percent(longest, kernel_ns), producer);
+  const std::string verdict =
+      fmt::format("latency-bound: the busiest unit ({}) is at only {:.1f}%", busiest, busiest_pct);
+  if (longest <= 0) return verdict;
+  return fmt::format("{}; {} waits {:.2f} us ({:.1f}% of the kernel) on {}", verdict, waiter,
+                     longest / 1e3, percent(longest, kernel_ns), producer);
 }
 
 /// The summary's table of the busiest source lines (statistics "source_lines", busiest first).
@@ -97,9 +170,10 @@ std::string source_lines_table(const json& lines) {
   for (std::size_t i = 0; i < shown; ++i) {
     width = std::max(width, lines[i]["source"].get<std::string>().size());
   }
-  std::string out =
-      fmt::format("source lines    {} of {} by busy time (summed over the lines' instructions)\n",
-                  shown == lines.size() ? "all" : fmt::format("top {}", shown), lines.size());
+  std::string out = fmt::format(
+      "source lines    {} of {} by busy time; busy and wait are sums over the lines' "
+      "instructions, which may overlap in time\n",
+      shown == lines.size() ? "all" : fmt::format("top {}", shown), lines.size());
   out += fmt::format("{:<{}} {:>12} {:>12} {:>8} {:>12}  {}\n", "source", width, "instructions",
                      "busy_us", "busy%", "dep_wait_us", "engines");
   for (std::size_t i = 0; i < shown; ++i) {
@@ -162,12 +236,8 @@ json run_statistics(const core::SimulationResult& result, const config::Params& 
     c["hbm"] = {{"read_bytes", core.hbm_read_bytes},
                 {"write_bytes", core.hbm_write_bytes},
                 {"achieved_gbps", kernel_ns > 0 ? core_hbm / kernel_ns : 0.0}};
-    c["dma"] = {
-        {"transfers", core.dma_transfers},
-        {"bytes", core.dma_bytes},
-        {"active_pct",
-         percent(core.engines[static_cast<std::size_t>(Engine::kDma)].active_ns, kernel_ns)},
-        {"achieved_gbps", kernel_ns > 0 ? core.dma_bytes / kernel_ns : 0.0}};
+    c["dma"] = dma_statistics(core, params, kernel_ns);
+    c["engines"]["dma"]["utilisation_pct"] = c["dma"]["utilisation_pct"];
     c["bottleneck"] = bottleneck_line(c, kernel_ns);
     cores.push_back(c);
     flops += core.matmul_flops;
@@ -200,8 +270,9 @@ std::string format_summary(const json& stats) {
   for (const json& core : stats["cores"]) {
     if (stats["cores"].size() > 1) out += fmt::format("core {}\n", core["pid"].get<int>());
     out += fmt::format("bottleneck      {}\n", core["bottleneck"].get<std::string>());
-    out += fmt::format("{:<8} {:>12} {:>12} {:>8} {:>12}  {}\n", "engine", "instructions",
-                       "active_us", "active%", "dep_wait_us", "waiting on (us)");
+    out +=
+        fmt::format("{:<8} {:>12} {:>12} {:>8} {:>8} {:>12} {:>7}  {}\n", "engine", "instructions",
+                    "active_us", "active%", "util%", "dep_wait_us", "wait%", "waiting on (us)");
     for (Engine unit : kReportedUnits) {
       const std::string name(kernel::engine_name(unit));
       const json& engine = core["engines"][name];
@@ -211,11 +282,12 @@ std::string format_summary(const json& stats) {
         if (!waits.empty()) waits += ", ";
         waits += fmt::format("{} {:.2f}", producer, wait.get<double>() / 1e3);
       }
-      out +=
-          fmt::format("{:<8} {:>12} {:>12.3f} {:>8.1f} {:>12.3f}  {}\n", name,
-                      engine["instructions"].get<std::uint64_t>(),
-                      engine["active_ns"].get<double>() / 1e3, engine["active_pct"].get<double>(),
-                      engine["dependency_wait_ns"].get<double>() / 1e3, waits);
+      out += fmt::format(
+          "{:<8} {:>12} {:>12.3f} {:>8.1f} {:>8.1f} {:>12.3f} {:>7.1f}  {}\n", name,
+          engine["instructions"].get<std::uint64_t>(), engine["active_ns"].get<double>() / 1e3,
+          engine["active_pct"].get<double>(), engine["utilisation_pct"].get<double>(),
+          engine["dependency_wait_ns"].get<double>() / 1e3,
+          engine["dependency_wait_pct"].get<double>(), waits);
     }
     const json& tensor = core["tensor"];
     out += fmt::format(
@@ -229,9 +301,20 @@ std::string format_summary(const json& stats) {
                        hbm["read_bytes"].get<std::uint64_t>(),
                        hbm["write_bytes"].get<std::uint64_t>(), hbm["achieved_gbps"].get<double>());
     const json& dma = core["dma"];
-    out += fmt::format("dma             {} transfers, {} B, active {:.1f}%\n",
-                       dma["transfers"].get<std::uint64_t>(), dma["bytes"].get<std::uint64_t>(),
-                       dma["active_pct"].get<double>());
+    out += fmt::format(
+        "dma             {} transfers, {} B, {:.1f} GB/s achieved, moving data {:.1f}% of "
+        "the time\n",
+        dma["transfers"].get<std::uint64_t>(), dma["bytes"].get<std::uint64_t>(),
+        dma["achieved_gbps"].get<double>(), dma["active_pct"].get<double>());
+    std::string resources;
+    for (const auto& [name, resource] : dma["resources"].items()) {
+      if (!resources.empty()) resources += ", ";
+      resources +=
+          fmt::format("{} {:.1f}% of {:.1f} GB/s", name, resource["utilisation_pct"].get<double>(),
+                      resource["peak_gbps"].get<double>());
+    }
+    out += fmt::format("dma util        {:.1f}%: {}\n", dma["utilisation_pct"].get<double>(),
+                       resources);
   }
   if (stats.contains("source_lines")) out += source_lines_table(stats["source_lines"]);
   return out;

@@ -99,6 +99,10 @@ std::string compare_table(const std::string& kernel, const std::vector<CompareCo
               return value ? fmt::format("{:.1f}", *value) : std::string("?");
             });
   }
+  // What the bottleneck compares for the DMA (a DMA in flight may move data far below its
+  // bandwidth, so its active % alone does not make it the bottleneck).
+  add_row(fmt::format("dma util %{}", multicore ? " (core 0)" : ""),
+          format_at("/cores/0/engines/dma/utilisation_pct", "{:.1f}"));
   add_row("MFU %", format_at("/system/mfu_pct", "{:.1f}"));
   add_row("HBM GB/s used", format_at("/system/hbm_achieved_gbps", "{:.1f}"));
   add_row(multicore ? "bottleneck (core 0)" : "bottleneck",
@@ -166,6 +170,7 @@ nlohmann::ordered_json compare_json(const std::string& kernel,
       active[engine] = value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json();
     }
     column["active_pct"] = std::move(active);
+    put("dma_utilisation_pct", "/cores/0/engines/dma/utilisation_pct");
     put("mfu_pct", "/system/mfu_pct");
     put("hbm_gbps", "/system/hbm_achieved_gbps");
     column["bottleneck"] = verdict(statistics);

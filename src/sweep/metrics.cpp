@@ -21,7 +21,11 @@ const std::vector<MetricAlias>& metric_aliases() {
       {"vector_active_pct", "/cores/0/engines/vector/active_pct", "VectorE busy %, core 0"},
       {"scalar_active_pct", "/cores/0/engines/scalar/active_pct", "ScalarE busy %, core 0"},
       {"gpsimd_active_pct", "/cores/0/engines/gpsimd/active_pct", "GpSimd busy %, core 0"},
-      {"dma_active_pct", "/cores/0/engines/dma/active_pct", "DMA data path busy %, core 0"},
+      {"dma_active_pct", "/cores/0/engines/dma/active_pct",
+       "% of the time a DMA of core 0 moves data (at any rate)"},
+      {"dma_utilisation_pct", "/cores/0/engines/dma/utilisation_pct",
+       "DMA bandwidth utilisation of core 0's busiest DMA resource, % (what the bottleneck "
+       "compares)"},
       {"bottleneck", "/cores/0/bottleneck",
        "verdict of core 0's bottleneck line: \"<engine>-bound\" or \"latency-bound\"", true},
   };

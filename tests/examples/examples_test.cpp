@@ -1,10 +1,12 @@
 // Runs every example kernel (examples/kernels/, listed in validation/catalog.hpp) on every
 // generation it supports, at reduced sizes, as a `trnsim run --json` child process. Checks that
 // it completes, that the FLOPs and HBM bytes equal what the shapes imply (worked out here from
-// the params, independently of trnsim), and that no engine is active longer than the kernel.
+// the params, independently of trnsim), and that no unit is active, or active and waiting for
+// dependencies together, longer than the kernel.
 // Also: the catalogue lists every file, and every generation it leaves out rejects the kernel.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -239,7 +241,25 @@ std::vector<Case> all_cases() {
 
 class ExampleRun : public ::testing::TestWithParam<Case> {};
 
-TEST_P(ExampleRun, CompletesWithTheImpliedFlopsAndBytes) {
+/// Busy and dependency-wait times are engine time (core/core_stats.hpp): per unit they never
+/// overlap, so together they fit in the kernel time, and the waiting-on breakdown adds up to the
+/// wait.
+void expect_engine_time_within_the_kernel(const nlohmann::json& stats) {
+  const double kernel_ns = stats["time"]["kernel_ns"].get<double>();
+  for (const nlohmann::json& core : stats["cores"]) {
+    for (const auto& [engine, figures] : core["engines"].items()) {
+      const double wait_ns = figures["dependency_wait_ns"].get<double>();
+      EXPECT_LE(figures["active_ns"].get<double>() + wait_ns, kernel_ns * (1 + 1e-12)) << engine;
+      double by_producer_ns = 0;
+      for (const auto& [producer, ns] : figures["dependency_wait_by_producer_ns"].items()) {
+        by_producer_ns += ns.get<double>();
+      }
+      EXPECT_NEAR(by_producer_ns, wait_ns, 1e-9 * std::max(1.0, wait_ns)) << engine;
+    }
+  }
+}
+
+TEST_P(ExampleRun, CompletesWithTheImpliedFlopsBytesAndEngineTimes) {
   const Case& c = GetParam();
   const auto table = expectations();
   ASSERT_TRUE(table.count(c.file));
@@ -268,6 +288,7 @@ TEST_P(ExampleRun, CompletesWithTheImpliedFlopsAndBytes) {
   EXPECT_GT(stats["time"]["kernel_ns"].get<double>(), 0.0);
   // A kernel cannot beat the Tensor Engine: its ideal time (FLOPs at peak) fits in its time.
   EXPECT_LE(stats["system"]["mfu_pct"].get<double>(), 100.0 + 1e-9);
+  expect_engine_time_within_the_kernel(stats);
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {

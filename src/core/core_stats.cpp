@@ -1,0 +1,172 @@
+#include "core/core_stats.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+namespace trnsim::core {
+
+namespace {
+
+constexpr ConcurrentUnitTime::Ticks kEndOfTime = std::numeric_limits<std::uint64_t>::max();
+
+}  // namespace
+
+ConcurrentUnitTime::ConcurrentUnitTime(EngineStats& stats, double fs_per_tick)
+    : stats_(stats), fs_per_tick_(fs_per_tick) {}
+
+void ConcurrentUnitTime::issued(std::size_t lane, std::uint64_t id, Ticks at) {
+  open_by_lane_[lane].push_back({id, at, false});
+  ++open_items_;
+}
+
+void ConcurrentUnitTime::waited(Ticks begin, Ticks end, kernel::Engine producer, Ticks now) {
+  begin = std::max(begin, settled_);  // never earlier: its item was open when the sweep got there
+  if (end > begin) {
+    auto at = pending_waits_.end();
+    while (at != pending_waits_.begin() && std::prev(at)->begin > begin) --at;
+    pending_waits_.insert(at, {begin, end, static_cast<std::uint8_t>(producer)});
+  }
+  settle_after_report(now);
+}
+
+void ConcurrentUnitTime::completed(std::uint64_t id, Ticks begin, Ticks end, Ticks now) {
+  close(id);
+  begin = std::max(begin, settled_);
+  if (end > begin) add_busy(begin, end);
+  settle_after_report(now);
+}
+
+void ConcurrentUnitTime::all_issued() {
+  all_issued_ = true;
+  settle_after_report(kEndOfTime);
+}
+
+void ConcurrentUnitTime::settle_after_report(Ticks now) {
+  const bool final = all_issued_ && open_items_ == 0;
+  if (!final && ++reports_since_settle_ < kReportsPerSettle) return;
+  reports_since_settle_ = 0;
+  settle(horizon(now));
+  if (final) publish();
+}
+
+ConcurrentUnitTime::Ticks ConcurrentUnitTime::horizon(Ticks now) const {
+  Ticks horizon = all_issued_ ? kEndOfTime : now;
+  for (const std::deque<Open>& lane : open_by_lane_) {
+    // Completed items leave the front at once, so the front is open and issued first.
+    if (!lane.empty()) horizon = std::min(horizon, lane.front().at);
+  }
+  return horizon;
+}
+
+void ConcurrentUnitTime::close(std::uint64_t id) {
+  // Items mostly complete in the order their lane issued them: look at the fronts first.
+  std::deque<Open>* lane = nullptr;
+  std::deque<Open>::iterator found;
+  for (std::deque<Open>& candidate : open_by_lane_) {
+    if (!candidate.empty() && candidate.front().id == id) {
+      lane = &candidate;
+      found = candidate.begin();
+      break;
+    }
+  }
+  for (std::size_t l = 0; lane == nullptr && l < open_by_lane_.size(); ++l) {
+    std::deque<Open>& candidate = open_by_lane_[l];
+    if (candidate.empty() || id < candidate.front().id || id > candidate.back().id) continue;
+    // A lane's ids increase from front to back.
+    const auto at =
+        std::lower_bound(candidate.begin(), candidate.end(), id,
+                         [](const Open& open, std::uint64_t key) { return open.id < key; });
+    if (at != candidate.end() && at->id == id) {
+      lane = &candidate;
+      found = at;
+    }
+  }
+  if (lane == nullptr || found->completed) return;
+  found->completed = true;
+  --open_items_;
+  while (!lane->empty() && lane->front().completed) lane->pop_front();
+}
+
+void ConcurrentUnitTime::add_busy(Ticks begin, Ticks end) {
+  if (busy_.size() == busy_head_ || begin > busy_.back().end) {
+    busy_.push_back({begin, end});
+    return;
+  }
+  if (begin >= busy_.back().begin) {
+    busy_.back().end = std::max(busy_.back().end, end);
+    return;
+  }
+  // Out of order: merge with every interval it touches (none before busy_head_: they ended
+  // before settled_, where this one begins at the earliest).
+  const auto head = busy_.begin() + static_cast<std::ptrdiff_t>(busy_head_);
+  const auto first = std::lower_bound(head, busy_.end(), begin,
+                                      [](const Busy& busy, Ticks key) { return busy.end < key; });
+  auto last = first;
+  while (last != busy_.end() && last->begin <= end) {
+    begin = std::min(begin, last->begin);
+    end = std::max(end, last->end);
+    ++last;
+  }
+  if (first == last) {
+    busy_.insert(first, {begin, end});
+  } else {
+    *first = {begin, end};
+    busy_.erase(first + 1, last);
+  }
+}
+
+void ConcurrentUnitTime::settle(Ticks horizon) {
+  if (horizon <= settled_) return;
+  Ticks now = settled_;
+  // From one change (a wait or busy interval beginning or ending) to the next; in between the
+  // state is constant. A busy stretch is passed in one step.
+  while (now < horizon) {
+    while (!pending_waits_.empty() && pending_waits_.front().begin <= now) {
+      const Wait& wait = pending_waits_.front();
+      if (wait.end > now) {
+        const std::pair<Ticks, std::uint8_t> entry{wait.end, wait.producer};
+        auto at = waiting_.end();
+        while (at != waiting_.begin() && *std::prev(at) > entry) --at;
+        waiting_.insert(at, entry);
+      }
+      pending_waits_.pop_front();
+    }
+    while (busy_head_ < busy_.size() && busy_[busy_head_].end <= now) ++busy_head_;
+    if (busy_head_ < busy_.size() && busy_[busy_head_].begin <= now) {
+      // Busy: what waits meanwhile does not count, so on to the end of the interval.
+      const Ticks until = std::min(horizon, busy_[busy_head_].end);
+      active_ticks_ += until - now;
+      now = until;
+      continue;
+    }
+    while (!waiting_.empty() && waiting_.front().first <= now) waiting_.pop_front();
+    Ticks next_change = horizon;
+    if (busy_head_ < busy_.size()) next_change = std::min(next_change, busy_[busy_head_].begin);
+    if (!pending_waits_.empty()) next_change = std::min(next_change, pending_waits_.front().begin);
+    if (!waiting_.empty()) {
+      next_change = std::min(next_change, waiting_.front().first);
+      wait_ticks_[waiting_.front().second] += next_change - now;
+    }
+    now = next_change;
+  }
+  settled_ = horizon;
+  // Forget the busy intervals the sweep has passed, in batches: amortised constant time.
+  if (busy_head_ >= 64 && busy_head_ * 2 >= busy_.size()) {
+    busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(busy_head_));
+    busy_head_ = 0;
+  }
+}
+
+void ConcurrentUnitTime::publish() {
+  // fs -> ns as the timing model converts times, so equal tick counts give equal ns.
+  const auto to_ns = [this](Ticks ticks) {
+    return static_cast<double>(ticks) * fs_per_tick_ * 1e-15 * 1e9;
+  };
+  stats_.active_ns = to_ns(active_ticks_);
+  for (std::size_t producer = 0; producer < wait_ticks_.size(); ++producer) {
+    stats_.wait_ns_by_producer[producer] = to_ns(wait_ticks_[producer]);
+  }
+}
+
+}  // namespace trnsim::core
