@@ -387,7 +387,10 @@ struct GpSimdEngineParams {
 };
 
 struct SequencerParams {
-  int queue_depth = 256;
+  int fetch_buffer_instructions = 64;
+  double fetch_latency_ns = 100;
+  double fetch_instructions_per_ns = 0.5;
+  int max_in_flight_instructions = 1024;
   int registers = 64;
   double semaphore_latency_ns = 50;
   double issue_ns = 2;
@@ -395,9 +398,38 @@ struct SequencerParams {
 
   template <class V>
   void visit(V& v) {
-    v.field("queue_depth", queue_depth,
-            {"instructions", "instructions buffered per engine queue ahead of execution",
-             "assumed: instruction-buffer size not published", 1, 1 << 20});
+    v.field("fetch_buffer_instructions", fetch_buffer_instructions,
+            {"instructions",
+             "instructions an engine holds fetched (or being fetched) from its own instruction "
+             "stream and not yet started; the launch fills it, and a slot is refetched when its "
+             "instruction starts",
+             "assumed: not published (facts.md §16); 64 hides "
+             "fetch_latency_ns behind 64 instructions of at least 1.6 ns each",
+             1, 1 << 16});
+    v.field(
+        "fetch_latency_ns", fetch_latency_ns,
+        {"ns", "from a fetch-buffer slot coming free to the next instruction of the stream in it",
+         "assumed: not published (facts.md §16); about one HBM "
+         "read (controller 50 + tRCD 14 + tCL 14 ns on Trainium2) and the on-chip path",
+         0, 1e6});
+    v.field("fetch_instructions_per_ns", fetch_instructions_per_ns,
+            {"instructions/ns", "instructions one engine's fetch unit delivers per ns",
+             "assumed: not published (facts.md §16); one instruction "
+             "per sequencer issue (issue_ns), so fetch bounds only streams of instructions "
+             "shorter than an issue",
+             1e-6, 1e6});
+    v.field(
+        "max_in_flight_instructions", max_in_flight_instructions,
+        {"instructions",
+         "simulator memory bound, not hardware: instructions the program walk has handed to "
+         "the engines' streams (in program order, to find their dependencies) and that have "
+         "not retired; an engine whose next instruction is further ahead waits, so a bound "
+         "too small couples the streams; memory grows with what a kernel uses of it",
+         "simulator bound: 1,024 runs the worked example of docs/architecture.md at the "
+         "matmuls' time without slowing the simulation down; "
+         "65,536 moves two examples (flash_attention_fwd up to +1.5 %, T1 v2 +0.05 %: more DMAs "
+         "triggered early share the bandwidth) and costs memory and speed",
+         64, 1 << 20});
     v.field("registers", registers,
             FieldMeta{"count", "32-bit registers per engine sequencer",
                       "facts.md §2 (64, NC-v2..v4)", 1, 4096}
@@ -406,7 +438,9 @@ struct SequencerParams {
             {"ns", "from a semaphore update to a waiting engine seeing it",
              "assumed: not published (facts.md §2, §16)", 0, 1e6});
     v.field("issue_ns", issue_ns,
-            {"ns", "sequencer fetch/decode/issue cost per instruction",
+            {"ns",
+             "sequencer issue cost of an instruction without a data path (DMA or collective "
+             "trigger, core_barrier)",
              "assumed: small next to MIN_II; not published", 0, 1e6});
     v.field("launch_overhead_us", launch_overhead_us,
             {"us", "per-kernel runtime preamble/postamble, reported separately",

@@ -24,21 +24,41 @@ class InstructionSource {
   virtual std::span<const std::uint32_t> core_group(std::uint32_t /*id*/) const { return {}; }
   /// Where an instruction came from, for messages: "FILE: POINTER OP (loop values)".
   virtual std::string location(const kernel::Instruction& /*instruction*/) const { return {}; }
+  /// The engines that may run or trigger an instruction of this source, a bit per engine in
+  /// kernel::Engine order (DMAs count for their trigger engine, collectives for Sync): a
+  /// superset is fine. The core's dispatcher walks ahead only for these (NeuronCore::dispatch()).
+  virtual std::uint32_t engines_used() const { return kAllEngines; }
+
+  static constexpr std::uint32_t kAllEngines = 0x1f;  ///< tensor, vector, scalar, gpsimd, sync
+  /// The bit of the engine that runs (or triggers) `engine`'s instructions, see engines_used().
+  static std::uint32_t engine_bit(kernel::Engine engine, kernel::Engine dma_trigger) {
+    if (engine == kernel::Engine::kDma) return 1u << static_cast<unsigned>(dma_trigger);
+    if (engine == kernel::Engine::kCollective) {
+      return 1u << static_cast<unsigned>(kernel::Engine::kSync);
+    }
+    return 1u << static_cast<unsigned>(engine);
+  }
 };
 
 /// A fixed list of instructions (tests, small benchmarks).
 class VectorSource final : public InstructionSource {
  public:
   explicit VectorSource(std::vector<kernel::Instruction> instructions)
-      : instructions_(std::move(instructions)) {}
+      : instructions_(std::move(instructions)) {
+    for (const kernel::Instruction& instruction : instructions_) {
+      engines_used_ |= engine_bit(instruction.engine, instruction.dma_trigger);
+    }
+  }
   bool next(kernel::Instruction& out) override {
     if (position_ >= instructions_.size()) return false;
     out = instructions_[position_++];
     return true;
   }
+  std::uint32_t engines_used() const override { return engines_used_; }
 
  private:
   std::vector<kernel::Instruction> instructions_;
+  std::uint32_t engines_used_ = 0;
   std::size_t position_ = 0;
 };
 

@@ -1,6 +1,7 @@
 #include "core/simulation.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -9,6 +10,32 @@
 #include "util/error.hpp"
 
 namespace trnsim::core {
+
+namespace {
+
+/// One chip of the simulated system: the parent module of its NeuronCores, so the SystemC
+/// hierarchy reads chip0.core0.tensor. Cores are numbered within their chip; `pid` is global.
+class Chip : public sc_core::sc_module {
+ public:
+  using CoreFactory =
+      std::function<std::unique_ptr<NeuronCore>(const char* name, std::uint32_t pid)>;
+  /// Builds cores `first_pid` .. `first_pid + cores - 1` as children (during the constructor,
+  /// as SystemC requires of a module's children).
+  Chip(sc_core::sc_module_name name, std::uint32_t first_pid, std::uint32_t cores,
+       const CoreFactory& make_core)
+      : sc_module(name) {
+    for (std::uint32_t local = 0; local < cores; ++local) {
+      const std::string core_name = "core" + std::to_string(local);
+      cores_.push_back(make_core(core_name.c_str(), first_pid + local));
+    }
+  }
+  const std::vector<std::unique_ptr<NeuronCore>>& cores() const { return cores_; }
+
+ private:
+  std::vector<std::unique_ptr<NeuronCore>> cores_;
+};
+
+}  // namespace
 
 SimulationResult simulate(const config::Params& params, std::uint32_t cores,
                           const SourceFactory& make_source, const InstructionObserver& observer,
@@ -32,20 +59,25 @@ SimulationResult simulate(const config::Params& params, std::uint32_t cores,
   dma.set_observer(dma_observer);
   std::unique_ptr<CollectiveBackend> collectives =
       make_collectives ? make_collectives(params, cores, dma) : nullptr;
-  std::vector<std::unique_ptr<NeuronCore>> modules;
-  modules.reserve(cores);
-  for (std::uint32_t pid = 0; pid < cores; ++pid) {
-    const std::string name = "core" + std::to_string(pid);
-    modules.push_back(std::make_unique<NeuronCore>(name.c_str(), params, pid, make_source(pid), dma,
-                                                   collectives.get(), &barrier, observer,
-                                                   run_ahead == RunAhead::kOn));
+  const Chip::CoreFactory make_core = [&](const char* name, std::uint32_t pid) {
+    return std::make_unique<NeuronCore>(name, params, pid, make_source(pid), dma, collectives.get(),
+                                        &barrier, observer, run_ahead == RunAhead::kOn);
+  };
+  const auto cores_per_chip = static_cast<std::uint32_t>(std::max(1, params.chip.cores));
+  std::vector<std::unique_ptr<Chip>> chips;
+  std::vector<NeuronCore*> modules;
+  for (std::uint32_t first = 0; first < cores; first += cores_per_chip) {
+    const std::string name = "chip" + std::to_string(first / cores_per_chip);
+    chips.push_back(std::make_unique<Chip>(name.c_str(), first,
+                                           std::min(cores_per_chip, cores - first), make_core));
+    for (const auto& core : chips.back()->cores()) modules.push_back(core.get());
   }
   sc_core::sc_start();
   SimulationResult result;
-  for (const auto& core : modules) {
+  for (const NeuronCore* core : modules) {
     if (core->error()) std::rethrow_exception(core->error());
   }
-  for (const auto& core : modules) {
+  for (const NeuronCore* core : modules) {
     if (!core->finished()) {
       throw InputError("kernel", "core " + std::to_string(core->stats().pid) +
                                      " never finished: it waits at a core_barrier or collective "

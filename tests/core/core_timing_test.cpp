@@ -420,16 +420,18 @@ TEST(CoreTiming, ADmaReadyEarlierIsNotHeldBehindOneTriggeredBeforeIt) {
   }
 }
 
-// A DMA on TensorE's queue uses no PE cell, even in a queue entry a matmul used before. With a
-// queue depth of 1 the DMA is staged in the first matmul's entry. Throttle off, trn2, transfer
-// DMA model: the first matmul is LS 128/4 = 32 cycles then a 512-cycle multiply on the whole
-// array; the second (same stationary, no LS) waits for the first's cells: 544-1056. The DMA enters
-// the queue when the second matmul starts (544) and issues in order after it, at 544 cycles, not
+// A DMA on TensorE's queue uses no PE cell, even in a fetch-buffer slot a matmul used before.
+// With a one-instruction fetch buffer and no fetch latency, the DMA trigger is fetched into the
+// slot each matmul frees when it starts. Throttle off, trn2, transfer DMA model: the first matmul
+// is LS 128/4 = 32 cycles then a 512-cycle multiply on the whole array; the second (same
+// stationary, no LS) waits for the first's cells: 544-1056. The DMA is fetched when the second
+// matmul starts (544) and issues in order after it, at 544 cycles, not
 // when the cells are free (1056). The DMA alone takes D from its trigger, so it ends at 544 / 2.4
 // ns + D, after the second matmul's result (1056 + 256 cycles).
 TEST(CoreTiming, DmaOnTensorQueueDoesNotWaitForPeCells) {
-  const std::vector<std::string> sets = {"tensor.throttle_enabled=false", "sequencer.queue_depth=1",
-                                         "dma.model=transfer"};
+  const std::vector<std::string> sets = {"tensor.throttle_enabled=false",
+                                         "sequencer.fetch_buffer_instructions=1",
+                                         "sequencer.fetch_latency_ns=0", "dma.model=transfer"};
   auto kernel = [](const std::string& program) {
     return R"({"format": "trnsim-kernel/1", "name": "queue",
       "tensors": {"a": {"memory": "hbm", "dtype": "bfloat16", "shape": [128, 2048]},

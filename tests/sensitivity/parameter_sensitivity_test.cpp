@@ -88,6 +88,11 @@ const std::vector<Workload>& workloads() {
       // Vector, Scalar, GpSimd, sequencers, SBUF, PSUM.
       {"engines_trn3", run_kernel(kKernels + "engines.json", "trn3", {}, "transfer")},
       {"engines_trn3_packet", run_kernel(kKernels + "engines.json", "trn3", {}, "packet")},
+      {"instruction_fetch_trn3",
+       run_kernel(kKernels + "instruction_fetch.json", "trn3", {}, "transfer")},
+      {"engine_streams_trn1",
+       run_kernel(std::string(TRNSIM_SOURCE_DIR) + "/tests/core/kernels/matmuls_beside_vector_adds.json",
+                  "trn1", {"-p", "N=2000"}, "transfer")},
       {"shared_ports_trn3", run_kernel(kKernels + "shared_ports.json", "trn3", {}, "transfer")},
       {"psum_tiles_trn2", run_kernel(kKernels + "psum_tiles.json", "trn2", {}, "transfer")},
       // DMA and HBM.
@@ -200,7 +205,10 @@ const std::vector<Sensitivity> kSensitivities = {
   {"gpsimd.clock_ghz", "2.4", "engines_trn3", kGpSimdBusy, E::kDecreases, "a cycle takes 1 / clock"},
   {"gpsimd.start_cycles", "300", "engines_trn3", kGpSimdBusy, E::kIncreases, "every instruction pays it"},
 
-  {"sequencer.queue_depth", "1", "engines_trn3", kTime, E::kIncreases, "the dispatcher stalls on every full queue"},
+  {"sequencer.fetch_buffer_instructions", "1", "instruction_fetch_trn3", kTime, E::kIncreases, "every instruction waits for its fetch"},
+  {"sequencer.fetch_latency_ns", "10000", "instruction_fetch_trn3", kTime, E::kIncreases, "64 short instructions run out before the next arrive"},
+  {"sequencer.fetch_instructions_per_ns", "0.001", "instruction_fetch_trn3", kTime, E::kIncreases, "one instruction per us"},
+  {"sequencer.max_in_flight_instructions", "64", "engine_streams_trn1", kTime, E::kIncreases, "the adds wait for matmuls ahead of them in program order to retire"},
   {"sequencer.semaphore_latency_ns", "500", "engines_trn3", kTime, E::kIncreases, "every cross-engine dependency waits longer"},
   {"sequencer.issue_ns", "100", "engines_trn3", kTime, E::kIncreases, "every instruction issues slower"},
   {"sequencer.launch_overhead_us", "29", "engines_trn3", "/time/launch_overhead_ns", E::kIncreases, "reported beside the kernel time"},

@@ -1,0 +1,69 @@
+#include "core/engines/data_path_engines.hpp"
+
+#include <algorithm>
+
+#include "core/core_time.hpp"
+
+namespace trnsim::core {
+
+using kernel::Instruction;
+using kernel::MemoryKind;
+using sc_core::sc_time;
+
+namespace {
+
+bool touches(const Instruction& instruction, MemoryKind memory) {
+  for (std::uint8_t i = 0; i < instruction.num_reads; ++i) {
+    if (instruction.reads[i].memory == memory) return true;
+  }
+  for (std::uint8_t i = 0; i < instruction.num_writes; ++i) {
+    if (instruction.writes[i].memory == memory) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+DataPathEngine::DataPathEngine(sc_core::sc_module_name name, NeuronCore& core, kernel::Engine kind,
+                               SharedPort* sbuf_port, SharedPort* psum_port)
+    : Engine(name, core, kind), sbuf_port_(sbuf_port), psum_port_(psum_port) {}
+
+sc_time DataPathEngine::plan_compute(const QueuedInstruction& item, cost::CostContext context,
+                                     sc_time start) {
+  const Instruction& instruction = item.instruction;
+  set_context(instruction, context);
+  planned_sbuf_port_ = nullptr;
+  planned_psum_port_ = nullptr;
+  if (sbuf_port_ != nullptr && touches(instruction, MemoryKind::kSbuf)) {
+    planned_sbuf_port_ = sbuf_port_;
+  }
+  if (psum_port_ != nullptr && touches(instruction, MemoryKind::kPsum)) {
+    planned_psum_port_ = psum_port_;
+  }
+  const sc_time before_ports = start;
+  if (planned_sbuf_port_ != nullptr) start = std::max(start, planned_sbuf_port_->free_at);
+  if (planned_psum_port_ != nullptr) start = std::max(start, planned_psum_port_->free_at);
+  stats_.port_wait_ns += to_ns(start - before_ports);
+  cost_ = cost_of(instruction, context);
+  return start;
+}
+
+Engine::Completion DataPathEngine::commit_compute(const QueuedInstruction& /*item*/,
+                                                  const sc_time& start) {
+  Completion completion;
+  completion.end = start + ns(cost_.ns);
+  completion.visible = completion.end;
+  if (planned_sbuf_port_ != nullptr) planned_sbuf_port_->free_at = completion.end;
+  if (planned_psum_port_ != nullptr) planned_psum_port_->free_at = completion.end;
+  completion.busy_ns = cost_.ns;
+  completion.slice_start_ns = to_ns(start);
+  return completion;
+}
+
+void ScalarEngine::set_context(const Instruction& instruction, cost::CostContext& context) {
+  if (instruction.opcode != kernel::Opcode::kActivation) return;
+  context.activation_table_switch = instruction.func != loaded_table_;
+  loaded_table_ = instruction.func;
+}
+
+}  // namespace trnsim::core
