@@ -91,7 +91,8 @@ int run(int argc, char** argv) {
   app.add_flag("-v,--verbose", context.verbosity,
                "More diagnostics on stderr (-v info and NKI front-end tracebacks, -vv debug)");
   app.footer(
-      "Exit codes: 0 success, 1 a requested check failed, 2 invalid input, 70 internal error.");
+      "Exit codes: 0 success, 1 a requested check failed, 2 invalid input or an output that "
+      "cannot be written, 70 internal error.");
 
   app.parse_complete_callback([&context] { configure_logging(context.verbosity); });
 
