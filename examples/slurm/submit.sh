@@ -11,7 +11,10 @@ export SPEC
 export OUT=${OUT:-results/$(basename "${SPEC%.json}")}
 export TRNSIM=${TRNSIM:-trnsim}
 
-"$TRNSIM" sweep "$SPEC" --dry-run | head -n 1
+# The whole listing is read before its first line is printed: `| head -n 1` would close the pipe
+# early, and under pipefail the SIGPIPE that trnsim gets would stop this script (exit 141).
+plan=$("$TRNSIM" sweep "$SPEC" --dry-run)
+echo "${plan%%$'\n'*}"
 array=$(sbatch --parsable --array=0-$((SHARDS - 1)) "$HERE/sweep.sbatch")
 merge=$(sbatch --parsable --dependency=afterok:"${array%%;*}" "$HERE/merge.sbatch")
 echo "submitted array job $array ($SHARDS shards) and merge job $merge; results in $OUT/"

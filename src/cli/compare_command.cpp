@@ -6,6 +6,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/kernel_loading.hpp"
+#include "config/load.hpp"
+#include "kernel/parse.hpp"
 #include "nki/kernel_reference.hpp"
 #include "sweep/compare.hpp"
 #include "sweep/driver.hpp"
@@ -13,6 +15,7 @@
 #include "sweep/run_request.hpp"
 #include "sweep/workers.hpp"
 #include "util/error.hpp"
+#include "util/json_input.hpp"
 
 namespace trnsim::cli {
 namespace {
@@ -28,6 +31,24 @@ sweep::Assignments parse_assignments(const std::vector<std::string>& texts,
     out.emplace_back(text.substr(0, equals), text.substr(equals + 1));
   }
   return out;
+}
+
+/// Bad input is exit 2 before any run: a JSON kernel that cannot be read or parsed (with the
+/// --param overrides), an NKI kernel file that does not exist, a config that does not load.
+/// What remains (a kernel invalid on one config, a failed run) is a column's failure.
+void check_inputs(const std::string& kernel, const std::vector<std::string>& params,
+                  const std::vector<std::string>& configs, const std::vector<std::string>& sets) {
+  if (nki::is_nki_kernel(kernel)) {
+    util::read_input_file(nki::kernel_file(kernel), "kernel file");
+  } else {
+    kernel::ParseOptions options;
+    for (const std::string& assignment : params) {
+      options.param_overrides.push_back(kernel::parse_param_override(assignment));
+    }
+    kernel::parse_program_file(kernel, options);
+  }
+  if (configs.empty()) throw InputError("--configs", "expected at least one config");
+  for (const std::string& config : configs) config::load_config(config, sets);
 }
 
 }  // namespace
@@ -65,6 +86,7 @@ void register_compare_command(CLI::App& app, CommandContext& context) {
                       "Configs simulated at once (default: one per hardware thread)");
   command->callback([options, &context] {
     nki::check_kernel_arguments(options->kernel, options->params, options->nki);
+    check_inputs(options->kernel, options->params, options->configs, options->sets);
     std::vector<sweep::RunRequest> requests;
     for (const std::string& config : options->configs) {
       sweep::RunRequest request;
@@ -112,6 +134,13 @@ void register_compare_command(CLI::App& app, CommandContext& context) {
     if (!options->svg.empty()) {
       sweep::write_file_atomically(options->svg, sweep::compare_svg(title, columns));
     }
+    std::size_t failed = 0;
+    for (const sweep::CompareColumn& column : columns) failed += column.run.ok ? 0 : 1;
+    if (failed > 0) {
+      std::cerr << "trnsim: compare: the kernel failed on " << failed << " of " << columns.size()
+                << " configs (see the notes)\n";
+    }
+    context.exit_code = failed > 0 ? kExitCheckFailed : kExitOk;
   });
 }
 

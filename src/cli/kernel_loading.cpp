@@ -1,6 +1,5 @@
 #include "cli/kernel_loading.hpp"
 
-#include <fstream>
 #include <iostream>
 
 #include "core/stream_source.hpp"
@@ -10,26 +9,9 @@
 #include "nki/tracer.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
+#include "util/json_input.hpp"
 
 namespace trnsim::cli {
-namespace {
-
-/// The bytes of an open stream, read in large blocks (a kernel may be tens of megabytes).
-std::string read_all(std::istream& in) {
-  constexpr std::size_t kBlockBytes = std::size_t{1} << 20;
-  std::string text;
-  std::size_t size = 0;
-  while (in) {
-    text.resize(size + kBlockBytes);
-    in.read(text.data() + size, static_cast<std::streamsize>(kBlockBytes));
-    size += static_cast<std::size_t>(in.gcount());
-  }
-  text.resize(size);
-  text.shrink_to_fit();
-  return text;
-}
-
-}  // namespace
 
 void add_nki_arguments(CLI::App& command, nki::NkiArguments& arguments) {
   command
@@ -93,11 +75,7 @@ LoadedKernel load_kernel(const KernelArguments& arguments, int verbosity) {
   if (nki::is_nki_kernel(arguments.kernel_path)) {
     text = trace_nki_kernel(arguments.kernel_path, arguments.nki, loaded.config.params, verbosity);
   } else {
-    std::ifstream file(arguments.kernel_path, std::ios::binary);
-    if (!file) {
-      throw InputError(arguments.kernel_path, "cannot open the kernel file");
-    }
-    text = read_all(file);
+    text = util::read_input_file(arguments.kernel_path, "kernel file");
   }
   kernel::ParseOptions options;
   std::uint64_t hash = util::fnv1a64(text);

@@ -14,6 +14,7 @@
 #include "config/load.hpp"
 #include "sweep/workers.hpp"
 #include "util/error.hpp"
+#include "util/output_target.hpp"
 #include "validation/targets.hpp"
 #include "validation/validate.hpp"
 
@@ -81,21 +82,7 @@ void register_validate_command(CLI::App& app, CommandContext& context) {
     if (options->output.empty()) {
       std::cout << text;
     } else {
-      // Written beside the target and renamed, so no half-written report is left behind.
-      const std::string partial = options->output + ".tmp";
-      {
-        std::ofstream file(partial, std::ios::binary | std::ios::trunc);
-        if (!file || !(file << text) || !file.flush()) {
-          std::remove(partial.c_str());
-          throw InputError(options->output, "cannot write the validation report");
-        }
-      }
-      std::error_code error;
-      std::filesystem::rename(partial, options->output, error);
-      if (error) {
-        std::remove(partial.c_str());
-        throw InputError(options->output, "cannot write the validation report: " + error.message());
-      }
+      util::write_output_file(options->output, text, "-o");
       std::cerr << "validate: " << validation::summary_line(report) << "; wrote " << options->output
                 << "\n";
     }

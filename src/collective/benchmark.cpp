@@ -300,6 +300,7 @@ void simulate_direct(const BenchmarkPoint& point, const config::Params& params,
     instructions.push_back(instruction);
   }
   sc_core::sc_set_time_resolution(1, sc_core::SC_FS);
+  core::route_systemc_reports_to_stderr();
   const std::uint32_t kernel_cores = cores.back() + 1;
   DirectDmaBackend dma(params, kernel_cores);
   CollectiveSystem backend("collectives", params, kernel_cores, dma, log);

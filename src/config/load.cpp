@@ -17,6 +17,7 @@
 #include "config/builtin.hpp"
 #include "config/schema.hpp"
 #include "util/error.hpp"
+#include "util/json_input.hpp"
 #include "util/strings.hpp"
 
 namespace trnsim::config {
@@ -59,14 +60,6 @@ std::string describe_json(const json& value) {
     default:
       return value.dump();
   }
-}
-
-std::string strip_json_exception_prefix(const std::string& what) {
-  // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." -> "parse error ..."
-  const auto close = what.find("] ");
-  return what.rfind("[json.exception.", 0) == 0 && close != std::string::npos
-             ? what.substr(close + 2)
-             : what;
 }
 
 // ---- built-ins
@@ -134,11 +127,7 @@ std::string derived_explanation(const FieldInfo& field) {
 }
 
 json parse_json_text(std::string_view text, const std::string& origin) {
-  try {
-    return json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    throw InputError(origin, "invalid JSON: " + strip_json_exception_prefix(e.what()));
-  }
+  return util::parse_json_input<json>(text, origin);
 }
 
 /// A built-in name, else a file path (relative to `base` when given and the path is relative).
@@ -152,7 +141,7 @@ Document read_document(const std::string& reference, const fs::path& base,
   fs::path path(reference);
   if (path.is_relative() && !base.empty()) path = base / path;
   std::error_code error;
-  if (!fs::is_regular_file(path, error)) {
+  if (!fs::exists(path, error)) {
     std::string message = "no built-in config and no file named '" + reference + "'";
     if (path.string() != reference) message += " (looked for " + path.string() + ")";
     const std::vector<std::string> names = builtin_config_names();
@@ -160,13 +149,10 @@ Document read_document(const std::string& reference, const fs::path& base,
     message += "; built-in configs: " + util::join(names, ", ");
     throw InputError(referrer.empty() ? "" : referrer + ": /extends", message);
   }
-  std::ifstream stream(path, std::ios::binary);
-  std::stringstream text;
-  text << stream.rdbuf();
-  if (!stream) throw InputError(path.string(), "cannot read the file");
   const std::string origin = path.string();
+  const std::string text = util::read_input_file(origin, "config file");
   const fs::path canonical = fs::weakly_canonical(path, error);
-  return {parse_json_text(text.str(), origin), origin,
+  return {parse_json_text(text, origin), origin,
           "file:" + (error ? path.string() : canonical.string()), path.parent_path(),
           path.stem().string()};
 }

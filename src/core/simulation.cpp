@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iostream>
 #include <stdexcept>
 #include <string>
 
@@ -35,7 +36,21 @@ class Chip : public sc_core::sc_module {
   std::vector<std::unique_ptr<NeuronCore>> cores_;
 };
 
+/// SystemC's default handler, except that what it would display on stdout goes to stderr, and
+/// its informational reports ("Simulation stopped by user." when a run stops on an error, which
+/// trnsim reports itself) are not displayed.
+void report_to_stderr(const sc_core::sc_report& report, const sc_core::sc_actions& actions) {
+  if ((actions & sc_core::SC_DISPLAY) != 0 && report.get_severity() != sc_core::SC_INFO) {
+    std::cerr << sc_core::sc_report_compose_message(report) << "\n";
+  }
+  sc_core::sc_report_handler::default_handler(report, actions & ~sc_core::SC_DISPLAY);
+}
+
 }  // namespace
+
+void route_systemc_reports_to_stderr() {
+  sc_core::sc_report_handler::set_handler(&report_to_stderr);
+}
 
 SimulationResult simulate(const config::Params& params, std::uint32_t cores,
                           const SourceFactory& make_source, const InstructionObserver& observer,
@@ -43,6 +58,7 @@ SimulationResult simulate(const config::Params& params, std::uint32_t cores,
                           const DmaObserver& dma_observer, RunAhead run_ahead) {
   // Femtosecond resolution: engine cycles (e.g. 1/2.4 GHz) accumulate no visible rounding.
   sc_core::sc_set_time_resolution(1, sc_core::SC_FS);
+  route_systemc_reports_to_stderr();
   BarrierHub barrier(cores);
   // dma.model selects the memory system's granularity (dma_system.hpp, transfer_model.hpp).
   std::unique_ptr<dma::DmaSystem> packet_model;

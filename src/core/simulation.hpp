@@ -46,6 +46,11 @@ using SourceFactory = std::function<std::unique_ptr<InstructionSource>(std::uint
 using CollectiveBackendFactory = std::function<std::unique_ptr<CollectiveBackend>(
     const config::Params&, std::uint32_t cores, DmaBackend& dma)>;
 
+/// Sends SystemC's own warnings and errors to stderr instead of stdout, which carries results
+/// only, and drops its informational reports (e.g. "Simulation stopped by user" when a run stops
+/// on an error that trnsim reports itself). Called before every sc_start().
+void route_systemc_reports_to_stderr();
+
 /// Runs `cores` NeuronCores. Rethrows the first InputError raised while walking a program.
 SimulationResult simulate(const config::Params& params, std::uint32_t cores,
                           const SourceFactory& make_source,

@@ -48,37 +48,38 @@ std::string ExprEvalError::describe(const std::string& expression_text) const {
 namespace {
 
 // ---- syntax tree (compile time only) --------------------------------------------------------
+// Nodes live in one array and refer to their operands by index: no recursion destroys or copies
+// a tree, and a comparison chain (a < b < c) shares its middle operand instead of cloning it.
+// Every walk below is iterative, so a flat chain of any length (a + b + c + ...) is safe; only
+// nesting (parentheses, unary operators, not, min/max) recurses in the parser, up to
+// kMaxExprNesting levels.
+
+using NodeId = std::uint32_t;
+constexpr NodeId kNoNode = std::numeric_limits<NodeId>::max();
 
 struct Node {
   Expr::OpCode code = Expr::OpCode::kConst;
   std::int64_t value = 0;  // kConst: value; kSlot: slot
-  std::unique_ptr<Node> left;
-  std::unique_ptr<Node> right;
+  NodeId left = kNoNode;
+  NodeId right = kNoNode;
   bool is_and = false;  // logical nodes use code kJumpIfZeroElsePop/kJumpIfNonZeroElsePop
 };
-using NodePtr = std::unique_ptr<Node>;
 
-NodePtr make_leaf(Expr::OpCode code, std::int64_t value) {
-  auto node = std::make_unique<Node>();
-  node->code = code;
-  node->value = value;
-  return node;
-}
-NodePtr make_node(Expr::OpCode code, NodePtr left, NodePtr right = nullptr) {
-  auto node = std::make_unique<Node>();
-  node->code = code;
-  node->left = std::move(left);
-  node->right = std::move(right);
-  return node;
-}
-NodePtr clone(const Node& node) {
-  auto copy = std::make_unique<Node>();
-  copy->code = node.code;
-  copy->value = node.value;
-  copy->is_and = node.is_and;
-  if (node.left) copy->left = clone(*node.left);
-  if (node.right) copy->right = clone(*node.right);
-  return copy;
+struct Tree {
+  std::vector<Node> nodes;
+
+  NodeId leaf(Expr::OpCode code, std::int64_t value) {
+    nodes.push_back(Node{code, value, kNoNode, kNoNode, false});
+    return static_cast<NodeId>(nodes.size() - 1);
+  }
+  NodeId node(Expr::OpCode code, NodeId left, NodeId right = kNoNode, bool is_and = false) {
+    nodes.push_back(Node{code, 0, left, right, is_and});
+    return static_cast<NodeId>(nodes.size() - 1);
+  }
+};
+
+bool is_leaf(const Node& node) {
+  return node.code == Expr::OpCode::kConst || node.code == Expr::OpCode::kSlot;
 }
 
 inline bool checked_binary(Expr::OpCode code, std::int64_t a, std::int64_t b, std::int64_t& out,
@@ -135,13 +136,22 @@ inline bool checked_binary(Expr::OpCode code, std::int64_t a, std::int64_t b, st
 
 // ---- recursive-descent parser ----------------------------------------------------------------
 
+/// Longest expression text quoted whole in a message; longer ones are cut.
+constexpr std::size_t kQuotedTextChars = 120;
+
+std::string quoted_text(std::string_view text) {
+  if (text.size() <= kQuotedTextChars) return std::string(text);
+  return std::string(text.substr(0, kQuotedTextChars)) + "... (" + std::to_string(text.size()) +
+         " characters)";
+}
+
 class Parser {
  public:
-  Parser(std::string_view text, const Scope& scope, const std::string& where)
-      : text_(text), scope_(scope), where_(where) {}
+  Parser(std::string_view text, const Scope& scope, const std::string& where, Tree& tree)
+      : text_(text), scope_(scope), where_(where), tree_(tree) {}
 
-  NodePtr parse() {
-    NodePtr node = parse_or();
+  NodeId parse() {
+    const NodeId node = parse_or();
     skip_space();
     if (pos_ < text_.size()) {
       if (text_[pos_] == ')') fail("unbalanced ')'");
@@ -152,9 +162,26 @@ class Parser {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw InputError(where_, "in expression '" + std::string(text_) + "': " + what + " at column " +
+    throw InputError(where_, "in expression '" + quoted_text(text_) + "': " + what + " at column " +
                                  std::to_string(pos_ + 1));
   }
+
+  /// Counts one level of nesting for the scope of the object (see kMaxExprNesting).
+  class Nested {
+   public:
+    explicit Nested(Parser& parser) : parser_(parser) {
+      if (++parser_.nesting_ > kMaxExprNesting) {
+        parser_.fail("nested deeper than " + std::to_string(kMaxExprNesting) +
+                     " levels (parentheses, unary '-', 'not', min/max)");
+      }
+    }
+    ~Nested() { --parser_.nesting_; }
+    Nested(const Nested&) = delete;
+    Nested& operator=(const Nested&) = delete;
+
+   private:
+    Parser& parser_;
+  };
 
   void skip_space() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
@@ -178,33 +205,33 @@ class Parser {
     return true;
   }
 
-  NodePtr parse_or() {
-    NodePtr left = parse_and();
+  NodeId parse_or() {
+    NodeId left = parse_and();
     while (accept_word("or")) {
-      NodePtr node = make_node(Expr::OpCode::kJumpIfNonZeroElsePop, std::move(left), parse_and());
-      left = std::move(node);
+      const NodeId right = parse_and();
+      left = tree_.node(Expr::OpCode::kJumpIfNonZeroElsePop, left, right);
     }
     return left;
   }
-  NodePtr parse_and() {
-    NodePtr left = parse_not();
+  NodeId parse_and() {
+    NodeId left = parse_not();
     while (accept_word("and")) {
-      NodePtr node = make_node(Expr::OpCode::kJumpIfZeroElsePop, std::move(left), parse_not());
-      node->is_and = true;
-      left = std::move(node);
+      const NodeId right = parse_not();
+      left = tree_.node(Expr::OpCode::kJumpIfZeroElsePop, left, right, /*is_and=*/true);
     }
     return left;
   }
-  NodePtr parse_not() {
-    if (accept_word("not")) return make_node(Expr::OpCode::kNot, parse_not());
+  NodeId parse_not() {
+    if (accept_word("not")) {
+      const Nested nested(*this);
+      return tree_.node(Expr::OpCode::kNot, parse_not());
+    }
     return parse_comparison();
   }
-  // Python chains comparisons: a < b <= c means (a < b) and (b <= c).
-  NodePtr parse_comparison() {
-    NodePtr first = parse_sum();
-    NodePtr result;
-    const Node* previous = first.get();
-    NodePtr owned_previous = std::move(first);
+  // Python chains comparisons: a < b <= c means (a < b) and (b <= c); b is shared.
+  NodeId parse_comparison() {
+    NodeId previous = parse_sum();
+    NodeId result = kNoNode;
     while (true) {
       skip_space();
       Expr::OpCode code;
@@ -223,65 +250,71 @@ class Parser {
       } else {
         break;
       }
-      NodePtr right = parse_sum();
-      NodePtr left_operand = result ? clone(*previous) : std::move(owned_previous);
-      const Node* right_raw = right.get();
-      NodePtr comparison = make_node(code, std::move(left_operand), std::move(right));
-      if (!result) {
-        result = std::move(comparison);
-      } else {
-        NodePtr both =
-            make_node(Expr::OpCode::kJumpIfZeroElsePop, std::move(result), std::move(comparison));
-        both->is_and = true;
-        result = std::move(both);
-      }
-      previous = right_raw;
+      const NodeId right = parse_sum();
+      const NodeId comparison = tree_.node(code, previous, right);
+      result = result == kNoNode
+                   ? comparison
+                   : tree_.node(Expr::OpCode::kJumpIfZeroElsePop, result, comparison, true);
+      previous = right;
     }
-    return result ? std::move(result) : std::move(owned_previous);
+    return result == kNoNode ? previous : result;
   }
-  NodePtr parse_sum() {
-    NodePtr left = parse_product();
+  NodeId parse_sum() {
+    NodeId left = parse_product();
     while (true) {
+      Expr::OpCode code;
       if (accept("+")) {
-        left = make_node(Expr::OpCode::kAdd, std::move(left), parse_product());
+        code = Expr::OpCode::kAdd;
       } else if (accept("-")) {
-        left = make_node(Expr::OpCode::kSub, std::move(left), parse_product());
+        code = Expr::OpCode::kSub;
       } else {
         return left;
       }
+      const NodeId right = parse_product();
+      left = tree_.node(code, left, right);
     }
   }
-  NodePtr parse_product() {
-    NodePtr left = parse_unary();
+  NodeId parse_product() {
+    NodeId left = parse_unary();
     while (true) {
       skip_space();
       if (accept("**")) fail("'**' is not supported");
+      Expr::OpCode code;
       if (accept("//")) {
-        left = make_node(Expr::OpCode::kFloorDiv, std::move(left), parse_unary());
+        code = Expr::OpCode::kFloorDiv;
       } else if (accept("/")) {
         --pos_;
         fail("'/' is not supported (expressions are integers); use '//' for floor division");
       } else if (accept("*")) {
-        left = make_node(Expr::OpCode::kMul, std::move(left), parse_unary());
+        code = Expr::OpCode::kMul;
       } else if (accept("%")) {
-        left = make_node(Expr::OpCode::kMod, std::move(left), parse_unary());
+        code = Expr::OpCode::kMod;
       } else {
         return left;
       }
+      const NodeId right = parse_unary();
+      left = tree_.node(code, left, right);
     }
   }
-  NodePtr parse_unary() {
-    if (accept("-")) return make_node(Expr::OpCode::kNeg, parse_unary());
-    if (accept("+")) return parse_unary();
+  NodeId parse_unary() {
+    if (accept("-")) {
+      const Nested nested(*this);
+      return tree_.node(Expr::OpCode::kNeg, parse_unary());
+    }
+    if (accept("+")) {
+      const Nested nested(*this);
+      return parse_unary();
+    }
     return parse_atom();
   }
-  NodePtr parse_atom() {
+  NodeId parse_atom() {
     skip_space();
     if (pos_ >= text_.size()) fail("expected a number, a name or '('");
     const char c = text_[pos_];
     if (c == '(') {
+      const Nested nested(*this);
       ++pos_;
-      NodePtr inner = parse_or();
+      const NodeId inner = parse_or();
       if (!accept(")")) fail("expected ')'");
       return inner;
     }
@@ -300,7 +333,7 @@ class Parser {
       if (pos_ < text_.size() && (text_[pos_] == '.' || text_[pos_] == 'e' || text_[pos_] == 'E')) {
         fail("only integers are allowed");
       }
-      return make_leaf(Expr::OpCode::kConst, value);
+      return tree_.leaf(Expr::OpCode::kConst, value);
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       const std::size_t start = pos_;
@@ -310,14 +343,14 @@ class Parser {
       }
       const std::string name(text_.substr(start, pos_ - start));
       if (name == "min" || name == "max") {
+        const Nested nested(*this);
         if (!accept("(")) fail("expected '(' after '" + name + "'");
-        NodePtr a = parse_or();
+        const NodeId a = parse_or();
         if (!accept(",")) fail("'" + name + "' takes two arguments: expected ','");
-        NodePtr b = parse_or();
+        const NodeId b = parse_or();
         if (accept(",")) fail("'" + name + "' takes exactly two arguments");
         if (!accept(")")) fail("expected ')' to close '" + name + "('");
-        return make_node(name == "min" ? Expr::OpCode::kMin : Expr::OpCode::kMax, std::move(a),
-                         std::move(b));
+        return tree_.node(name == "min" ? Expr::OpCode::kMin : Expr::OpCode::kMax, a, b);
       }
       if (name == "and" || name == "or" || name == "not") {
         pos_ = start;
@@ -328,11 +361,11 @@ class Parser {
         pos_ = start;
         fail("unknown function '" + name + "' (only min and max exist)");
       }
-      if (const auto slot = scope_.find(name)) return make_leaf(Expr::OpCode::kSlot, *slot);
-      if (name == "True") return make_leaf(Expr::OpCode::kConst, 1);
-      if (name == "False") return make_leaf(Expr::OpCode::kConst, 0);
+      if (const auto slot = scope_.find(name)) return tree_.leaf(Expr::OpCode::kSlot, *slot);
+      if (name == "True") return tree_.leaf(Expr::OpCode::kConst, 1);
+      if (name == "False") return tree_.leaf(Expr::OpCode::kConst, 0);
       pos_ = start;
-      throw InputError(where_, "in expression '" + std::string(text_) + "': unknown name '" + name +
+      throw InputError(where_, "in expression '" + quoted_text(text_) + "': unknown name '" + name +
                                    "'" + util::did_you_mean(name, scope_.names()));
     }
     fail("unexpected '" + std::string(1, c) + "'");
@@ -341,78 +374,129 @@ class Parser {
   std::string_view text_;
   const Scope& scope_;
   const std::string& where_;
+  Tree& tree_;
   std::size_t pos_ = 0;
+  std::size_t nesting_ = 0;
 };
 
-// Folds constant sub-trees. Returns false (and sets `error`) when a constant part cannot be
-// evaluated (division by zero, overflow).
-bool fold(NodePtr& node, ExprEvalError::Kind& error) {
-  if (node->code == Expr::OpCode::kConst || node->code == Expr::OpCode::kSlot) return true;
-  if (node->left && !fold(node->left, error)) return false;
-  if (node->right && !fold(node->right, error)) return false;
-  const bool left_const = node->left && node->left->code == Expr::OpCode::kConst;
-  if (node->code == Expr::OpCode::kNeg || node->code == Expr::OpCode::kNot) {
+// Folds the constant operands of node `id` (whose operands are folded already). Returns false
+// (and sets `error`) when a constant part cannot be evaluated (division by zero, overflow).
+bool fold_node(Tree& tree, NodeId id, ExprEvalError::Kind& error) {
+  Node& node = tree.nodes[id];
+  if (is_leaf(node)) return true;
+  const Node* left = node.left == kNoNode ? nullptr : &tree.nodes[node.left];
+  const bool left_const = left != nullptr && left->code == Expr::OpCode::kConst;
+  if (node.code == Expr::OpCode::kNeg || node.code == Expr::OpCode::kNot) {
     if (!left_const) return true;
-    const std::int64_t a = node->left->value;
-    if (node->code == Expr::OpCode::kNeg) {
+    const std::int64_t a = left->value;
+    if (node.code == Expr::OpCode::kNeg) {
       if (a == std::numeric_limits<std::int64_t>::min()) {
         error = ExprEvalError::Kind::kOverflow;
         return false;
       }
-      node = make_leaf(Expr::OpCode::kConst, -a);
+      node = Node{Expr::OpCode::kConst, -a};
     } else {
-      node = make_leaf(Expr::OpCode::kConst, a == 0 ? 1 : 0);
+      node = Node{Expr::OpCode::kConst, a == 0 ? 1 : 0};
     }
     return true;
   }
-  if (node->code == Expr::OpCode::kJumpIfZeroElsePop ||
-      node->code == Expr::OpCode::kJumpIfNonZeroElsePop) {
+  if (node.code == Expr::OpCode::kJumpIfZeroElsePop ||
+      node.code == Expr::OpCode::kJumpIfNonZeroElsePop) {
     if (!left_const) return true;
-    const bool keep_left = node->is_and ? node->left->value == 0 : node->left->value != 0;
-    NodePtr kept = keep_left ? std::move(node->left) : std::move(node->right);
-    node = std::move(kept);
+    const bool keep_left = node.is_and ? left->value == 0 : left->value != 0;
+    node = tree.nodes[keep_left ? node.left : node.right];  // a copy: operands may be shared
     return true;
   }
-  const bool right_const = node->right && node->right->code == Expr::OpCode::kConst;
+  const Node* right = node.right == kNoNode ? nullptr : &tree.nodes[node.right];
+  const bool right_const = right != nullptr && right->code == Expr::OpCode::kConst;
   if (!left_const || !right_const) return true;
   std::int64_t out = 0;
-  if (!checked_binary(node->code, node->left->value, node->right->value, out, error)) {
-    return false;
-  }
-  node = make_leaf(Expr::OpCode::kConst, out);
+  if (!checked_binary(node.code, left->value, right->value, out, error)) return false;
+  node = Node{Expr::OpCode::kConst, out};
   return true;
 }
 
-void emit(const Node& node, std::vector<Expr::Op>& code, std::vector<std::uint32_t>& slots,
-          std::uint32_t depth, std::uint32_t& max_depth) {
-  max_depth = std::max(max_depth, depth + 1);
-  switch (node.code) {
-    case Expr::OpCode::kConst:
-      code.push_back({Expr::OpCode::kConst, node.value});
-      return;
-    case Expr::OpCode::kSlot:
-      code.push_back({Expr::OpCode::kSlot, node.value});
-      slots.push_back(static_cast<std::uint32_t>(node.value));
-      return;
-    case Expr::OpCode::kNeg:
-    case Expr::OpCode::kNot:
-      emit(*node.left, code, slots, depth, max_depth);
-      code.push_back({node.code, 0});
-      return;
-    case Expr::OpCode::kJumpIfZeroElsePop:
-    case Expr::OpCode::kJumpIfNonZeroElsePop: {
-      emit(*node.left, code, slots, depth, max_depth);
-      const std::size_t jump = code.size();
-      code.push_back({node.code, 0});
-      emit(*node.right, code, slots, depth, max_depth);
-      code[jump].operand = static_cast<std::int64_t>(code.size());
-      return;
+// Folds constant sub-trees, operands before the operator (post-order, with an explicit stack).
+bool fold(Tree& tree, NodeId root, ExprEvalError::Kind& error) {
+  std::vector<std::pair<NodeId, bool>> stack{{root, false}};  // node, operands pushed
+  while (!stack.empty()) {
+    auto& [id, expanded] = stack.back();
+    if (expanded || is_leaf(tree.nodes[id])) {
+      const NodeId done = id;
+      stack.pop_back();
+      if (!fold_node(tree, done, error)) return false;
+      continue;
     }
-    default:
-      emit(*node.left, code, slots, depth, max_depth);
-      emit(*node.right, code, slots, depth + 1, max_depth);
-      code.push_back({node.code, 0});
-      return;
+    expanded = true;
+    const Node node = tree.nodes[id];  // a copy: push_back may move the stack
+    if (node.right != kNoNode) stack.emplace_back(node.right, false);
+    if (node.left != kNoNode) stack.emplace_back(node.left, false);
+  }
+  return true;
+}
+
+// Postfix code of the tree (explicit stack). `max_depth` is the deepest evaluation stack.
+void emit(const Tree& tree, NodeId root, std::vector<Expr::Op>& code,
+          std::vector<std::uint32_t>& slots, std::uint32_t& max_depth) {
+  struct Frame {
+    NodeId id;
+    std::uint32_t depth;
+    std::uint8_t stage;  // operands emitted so far
+    std::size_t jump;    // and/or: index of the jump to patch
+  };
+  std::vector<Frame> stack{{root, 0, 0, 0}};
+  while (!stack.empty()) {
+    Frame& frame = stack.back();
+    const Node& node = tree.nodes[frame.id];
+    max_depth = std::max(max_depth, frame.depth + 1);
+    const std::uint32_t depth = frame.depth;
+    switch (node.code) {
+      case Expr::OpCode::kConst:
+        code.push_back({Expr::OpCode::kConst, node.value});
+        stack.pop_back();
+        continue;
+      case Expr::OpCode::kSlot:
+        code.push_back({Expr::OpCode::kSlot, node.value});
+        slots.push_back(static_cast<std::uint32_t>(node.value));
+        stack.pop_back();
+        continue;
+      case Expr::OpCode::kNeg:
+      case Expr::OpCode::kNot:
+        if (frame.stage++ == 0) {
+          stack.push_back({node.left, depth, 0, 0});
+        } else {
+          code.push_back({node.code, 0});
+          stack.pop_back();
+        }
+        continue;
+      case Expr::OpCode::kJumpIfZeroElsePop:
+      case Expr::OpCode::kJumpIfNonZeroElsePop:
+        if (frame.stage == 0) {
+          frame.stage = 1;
+          stack.push_back({node.left, depth, 0, 0});
+        } else if (frame.stage == 1) {
+          frame.stage = 2;
+          frame.jump = code.size();
+          code.push_back({node.code, 0});
+          stack.push_back({node.right, depth, 0, 0});
+        } else {
+          code[frame.jump].operand = static_cast<std::int64_t>(code.size());
+          stack.pop_back();
+        }
+        continue;
+      default:
+        if (frame.stage == 0) {
+          frame.stage = 1;
+          stack.push_back({node.left, depth, 0, 0});
+        } else if (frame.stage == 1) {
+          frame.stage = 2;
+          stack.push_back({node.right, depth + 1, 0, 0});
+        } else {
+          code.push_back({node.code, 0});
+          stack.pop_back();
+        }
+        continue;
+    }
   }
 }
 
@@ -466,34 +550,35 @@ Expr Expr::constant(std::int64_t value) {
 }
 
 Expr Expr::compile(std::string_view text, const Scope& scope, const std::string& where) {
-  Parser parser(text, scope, where);
-  NodePtr root = parser.parse();
+  Tree tree;
+  const NodeId root_id = Parser(text, scope, where, tree).parse();
   ExprEvalError::Kind error{};
-  if (!fold(root, error)) {
-    throw InputError(where, ExprEvalError{error}.describe(std::string(text)));
+  if (!fold(tree, root_id, error)) {
+    throw InputError(where, ExprEvalError{error}.describe(quoted_text(text)));
   }
+  const Node& root = tree.nodes[root_id];
   Expr expr;
-  if (root->code == OpCode::kConst) {
+  if (root.code == OpCode::kConst) {
     expr.kind_ = Kind::kConstant;
-    expr.constant_ = root->value;
+    expr.constant_ = root.value;
     expr.set_text(std::string(text));
     return expr;
   }
   Detail& detail = expr.detail();
   detail.text = std::string(text);
-  if (root->code == OpCode::kSlot) {
+  if (root.code == OpCode::kSlot) {
     expr.kind_ = Kind::kSlot;
-    expr.slot_ = static_cast<std::uint32_t>(root->value);
+    expr.slot_ = static_cast<std::uint32_t>(root.value);
     detail.slots.push_back(expr.slot_);
     return expr;
   }
   expr.kind_ = Kind::kCode;
-  emit(*root, detail.code, detail.slots, 0, detail.stack_depth);
+  emit(tree, root_id, detail.code, detail.slots, detail.stack_depth);
   std::sort(detail.slots.begin(), detail.slots.end());
   detail.slots.erase(std::unique(detail.slots.begin(), detail.slots.end()), detail.slots.end());
   constexpr std::uint32_t kMaxStack = 64;
   if (detail.stack_depth > kMaxStack) {
-    throw InputError(where, "in expression '" + std::string(text) + "': nested too deeply");
+    throw InputError(where, "in expression '" + quoted_text(text) + "': nested too deeply");
   }
   return expr;
 }

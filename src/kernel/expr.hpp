@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -17,6 +18,10 @@
 #include <vector>
 
 namespace trnsim::kernel {
+
+/// Deepest nesting in one expression: parentheses, unary '-' and '+', 'not' and min/max
+/// (docs/kernel-format.md, "Limits"). Flat chains (a + b + c + ...) have no limit.
+inline constexpr std::size_t kMaxExprNesting = 200;
 
 /// Environment slots of the built-in names, identical for every kernel. Params follow at
 /// kBuiltinSlotCount, then one slot per loop nesting depth (see Program).

@@ -319,6 +319,13 @@ struct AccessPattern {
 enum class Slot : std::uint8_t { kDst, kSrc, kIn1, kStationary, kAux0, kAux1, kReduceDst };
 inline constexpr std::size_t kSlotCount = 7;
 
+/// Deepest nesting of statement bodies ('for' and 'if' inside one another), docs "Limits".
+inline constexpr std::size_t kMaxStatementNesting = 100;
+/// Most iterations of one loop (each time it is entered) whose body issues instructions, and
+/// most instructions one core issues (docs/kernel-format.md, "Limits").
+inline constexpr std::uint64_t kMaxLoopTrips = 1'000'000'000;
+inline constexpr std::uint64_t kMaxDynamicInstructions = 1'000'000'000;
+
 /// Where a dynamic instruction came from: the statement (index into Program::statements, which
 /// holds its label, JSON pointer and enclosing loop names) and the values of the enclosing loop
 /// variables, outermost first. Formatted on demand by Program::location().

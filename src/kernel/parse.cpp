@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "util/error.hpp"
+#include "util/json_input.hpp"
 #include "util/strings.hpp"
 
 namespace trnsim::kernel {
@@ -618,6 +619,15 @@ class ProgramParser {
     return indices;
   }
 
+  /// Before the body of a loop or condition: statements nest at most kMaxStatementNesting deep.
+  void enter_body(const std::string& pointer) {
+    if (body_nesting_ >= kMaxStatementNesting) {
+      fail(pointer, "statements nest deeper than " + std::to_string(kMaxStatementNesting) +
+                        " levels (bodies of 'for' and 'if' inside one another)");
+    }
+    ++body_nesting_;
+  }
+
   /// A new statement, cited by the `source` of the statement being parsed.
   std::uint32_t new_statement(Statement::Kind kind, const std::string& pointer, std::uint8_t depth,
                               std::uint32_t enclosing) {
@@ -750,8 +760,10 @@ class ProgramParser {
     const Json& body = json["body"];
     if (!body.is_array())
       fail(pointer + "/body", "expected a list of statements, found " + json_type_name(body));
+    enter_body(pointer + "/body");
     auto indices =
         parse_body(body, pointer + "/body", static_cast<std::uint8_t>(depth + 1), index, inner);
+    --body_nesting_;
     program_.controls[program_.statements[index].control].body = std::move(indices);
     return index;
   }
@@ -769,7 +781,9 @@ class ProgramParser {
       const std::string body_pointer = pointer + "/" + key;
       if (!body.is_array())
         fail(body_pointer, "expected a list of statements, found " + json_type_name(body));
+      enter_body(body_pointer);
       auto indices = parse_body(body, body_pointer, depth, enclosing, scope);
+      --body_nesting_;
       ControlSpec& control = program_.controls[program_.statements[index].control];
       (std::string_view(key) == "then" ? control.body : control.else_body) = std::move(indices);
     }
@@ -1384,6 +1398,8 @@ class ProgramParser {
   std::unordered_map<std::string, std::uint32_t> attribute_ids_;
   /// `source` of the statement being parsed (kNoSourceLine outside statements or without one).
   std::uint32_t current_source_line_ = kNoSourceLine;
+  /// Loop and condition bodies open around the statement being parsed.
+  std::size_t body_nesting_ = 0;
 };
 
 }  // namespace
@@ -1524,6 +1540,7 @@ class StreamingHandler {
 
 Program parse_program_text(std::string_view text, const std::string& file,
                            const ParseOptions& options) {
+  util::check_json_text(text, file);  // before anything walks the document
   {
     ProgramParser parser(file, options);
     StreamingHandler handler(parser);
@@ -1534,18 +1551,14 @@ Program parse_program_text(std::string_view text, const std::string& file,
   nlohmann::ordered_json document;
   try {
     document = nlohmann::ordered_json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(file, std::string("invalid JSON: ") + e.what());
+  } catch (const nlohmann::json::exception& e) {  // not expected after check_json_text()
+    throw InputError(file, "invalid JSON: " + util::json_exception_text(e.what()));
   }
   return parse_program(document, file, options);
 }
 
 Program parse_program_file(const std::string& path, const ParseOptions& options) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, "cannot open the kernel file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_program_text(buffer.str(), path, options);
+  return parse_program_text(util::read_input_file(path, "kernel file"), path, options);
 }
 
 // ---- Program methods ---------------------------------------------------------------------------

@@ -78,8 +78,30 @@ InstructionStream::InstructionStream(const PreparedKernel& kernel, std::uint32_t
     }
   }
   bind_expressions();
+  find_emitting_controls();
   stack_.reserve(program_.max_depth + 2);
   stack_.push_back(Frame{&program_.program, 0, false, 0, 0, 0, 0});
+}
+
+void InstructionStream::find_emitting_controls() {
+  // A body's statements come after their loop or condition in Program::statements (the parser
+  // adds a statement before its body), so one backward pass sees every body before its owner.
+  // A body statement that does not come later is taken to emit: the walk then visits it.
+  control_emits_.assign(program_.controls.size(), false);
+  for (std::size_t i = program_.statements.size(); i-- > 0;) {
+    const Statement& statement = program_.statements[i];
+    if (statement.kind == Statement::Kind::kInstruction) continue;
+    const ControlSpec& control = program_.control(statement);
+    bool emits = false;
+    for (const auto* body : {&control.body, &control.else_body}) {
+      for (const std::uint32_t child : *body) {
+        const Statement& inner = program_.statements[child];
+        emits = emits || child <= i || inner.kind == Statement::Kind::kInstruction ||
+                control_emits_[inner.control];
+      }
+    }
+    control_emits_[statement.control] = emits;
+  }
 }
 
 void InstructionStream::bind_expressions() {
@@ -237,10 +259,19 @@ bool InstructionStream::next(Instruction& out) {
     const Statement& statement = program_.statements[index];
     switch (statement.kind) {
       case Statement::Kind::kInstruction:
+        if (sequence_ >= kMaxDynamicInstructions) {
+          SourceRef source;
+          fill_source(index, source);
+          throw InputError(program_.location(source), "core " + std::to_string(pid_) +
+                                                          " would issue more than " +
+                                                          std::to_string(kMaxDynamicInstructions) +
+                                                          " instructions, the most one core runs");
+        }
         build(index, out);
         ++sequence_;
         return true;
       case Statement::Kind::kLoop: {
+        if (!control_emits_[statement.control]) continue;  // nothing to walk, however long
         SourceRef source;
         fill_source(index, source);
         const ControlExprs& control = control_[statement.control];
@@ -253,6 +284,18 @@ bool InstructionStream::next(Instruction& out) {
               "range step '" + program_.control(statement).step.text() + "' evaluates to 0");
         }
         if (step > 0 ? start >= stop : start <= stop) continue;  // empty range
+        // Trip count ceil(|stop - start| / |step|), unsigned: no overflow for any int64s.
+        const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+        const std::uint64_t distance = step > 0 ? u(stop) - u(start) : u(start) - u(stop);
+        const std::uint64_t stride = step > 0 ? u(step) : std::uint64_t{0} - u(step);
+        const std::uint64_t trips = distance / stride + (distance % stride != 0 ? 1 : 0);
+        if (trips > kMaxLoopTrips) {
+          throw InputError(program_.location(source, "/range"),
+                           "loop '" + program_.control(statement).loop_var + "' would run " +
+                               std::to_string(trips) + " iterations; at most " +
+                               std::to_string(kMaxLoopTrips) +
+                               " are allowed for a loop whose body issues instructions");
+        }
         const std::uint32_t slot = program_.loop_slot(statement.depth);
         env_[slot] = start;
         stack_.push_back(

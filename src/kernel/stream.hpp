@@ -103,6 +103,7 @@ class InstructionStream {
     Expr condition;
   };
   void bind_expressions();
+  void find_emitting_controls();
 
   const PreparedKernel& kernel_;
   const Program& program_;
@@ -116,6 +117,9 @@ class InstructionStream {
   std::vector<ExplicitPatternExpr> bound_patterns_;  ///< by bound OperandExpr::explicit_pattern
   std::vector<InstructionAttributes> attributes_;
   std::vector<ControlExprs> control_;
+  /// By Statement::control: true when the body or else-body holds an instruction at any depth.
+  /// A loop whose body emits nothing is skipped whatever its trip count.
+  std::vector<bool> control_emits_;
   std::uint32_t pid_;
   std::uint32_t chip_;
   std::vector<std::int64_t> env_;

@@ -1,59 +1,24 @@
 #include "report/output_file.hpp"
 
-#include <fmt/format.h>
-
-#include <cerrno>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <system_error>
-
-#include "util/error.hpp"
 
 namespace trnsim::report {
 
 OutputFile::OutputFile(std::string path, std::string option)
-    : path_(std::move(path)), temporary_path_(path_ + ".tmp"), option_(std::move(option)) {
-  file_ = std::fopen(temporary_path_.c_str(), "wb");
-  if (file_ == nullptr) {
-    throw InputError(option_ + " " + path_,
-                     fmt::format("cannot create '{}': {}", temporary_path_, std::strerror(errno)));
-  }
-}
+    : target_(std::move(path), std::move(option)) {}
 
-OutputFile::~OutputFile() {
-  if (committed_) return;
-  if (file_ != nullptr) std::fclose(file_);
-  std::error_code ignored;
-  std::filesystem::remove(temporary_path_, ignored);
-}
+OutputFile::~OutputFile() = default;
 
 void OutputFile::flush() {
-  if (buffer_.size() == 0) return;
-  const std::string_view text = buffer_.view();
-  const std::size_t written = std::fwrite(text.data(), 1, text.size(), file_);
-  if (written != buffer_.size()) {
-    throw InputError(option_ + " " + path_,
-                     fmt::format("writing '{}' failed: {}", temporary_path_, std::strerror(errno)));
-  }
+  target_.write(buffer_.view());
   buffer_.clear();
 }
 
 void OutputFile::commit() {
   flush();
-  const int closed = std::fclose(file_);
-  file_ = nullptr;
-  if (closed != 0) {
-    throw InputError(option_ + " " + path_,
-                     fmt::format("writing '{}' failed: {}", temporary_path_, std::strerror(errno)));
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary_path_, path_, error);
-  if (error) {
-    throw InputError(option_ + " " + path_, fmt::format("cannot rename '{}' to '{}': {}",
-                                                        temporary_path_, path_, error.message()));
-  }
-  committed_ = true;
+  target_.commit();
 }
 
 std::int64_t round_ns(double ns) {

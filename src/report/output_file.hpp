@@ -1,7 +1,9 @@
-// A result file written while the simulation runs: buffered appends to PATH.tmp, renamed to PATH
-// only by commit(), so a failed or interrupted run never leaves a complete-looking file (the
-// destructor of an uncommitted file removes PATH.tmp). Also the small text helpers the writers
-// share: fixed-precision numbers and JSON/CSV escaping, all locale-independent and deterministic.
+// A result file written while the simulation runs: buffered appends to a util::OutputTarget (a
+// regular file is written to PATH.tmp and renamed to PATH only by commit(), so a failed run never
+// leaves a complete-looking file, and the destructor of an uncommitted file removes PATH.tmp; a
+// device or FIFO is written in place, a symlink's target by the same rule). Also the small text
+// helpers the writers share: fixed-precision numbers and JSON/CSV escaping, all
+// locale-independent and deterministic.
 // Leaves out compression and fsync (a crash of the machine may lose a committed file).
 #pragma once
 
@@ -13,6 +15,8 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+
+#include "util/output_target.hpp"
 
 namespace trnsim::report {
 
@@ -60,6 +64,7 @@ class TextBuffer {
 
  private:
   void append(const char* text, std::size_t length) {
+    if (length == 0) return;  // `text` may be null (an empty buffer's view)
     if (capacity_ - size_ < length) grow(length);
     std::memcpy(data_ + size_, text, length);
     size_ += length;
@@ -73,8 +78,8 @@ class TextBuffer {
 
 class OutputFile {
  public:
-  /// Creates PATH.tmp. `option` names the command-line option for messages ("--trace").
-  /// Throws InputError when the file cannot be created.
+  /// Opens PATH (util::OutputTarget). `option` names the command-line option for messages
+  /// ("--trace"). Throws InputError when the file cannot be created.
   OutputFile(std::string path, std::string option);
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
@@ -88,18 +93,14 @@ class OutputFile {
   }
   /// Flushes, closes and renames PATH.tmp to PATH. Throws InputError on a write error.
   void commit();
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return target_.path(); }
 
  private:
   static constexpr std::size_t kFlushBytes = std::size_t{4} << 20;
   void flush();
 
-  std::string path_;
-  std::string temporary_path_;
-  std::string option_;
-  std::FILE* file_ = nullptr;
+  util::OutputTarget target_;
   TextBuffer buffer_;
-  bool committed_ = false;
 };
 
 /// Rounds a time in ns to whole ns (half away from zero).

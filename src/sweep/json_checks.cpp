@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "util/error.hpp"
+#include "util/json_input.hpp"
 #include "util/strings.hpp"
 
 namespace trnsim::sweep {
@@ -80,18 +81,7 @@ std::string JsonChecker::string(const ordered_json& value, const std::string& po
 }
 
 ordered_json read_json_file(const std::string& path, const std::string& what) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw InputError(path, "cannot open the " + what);
-  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  try {
-    return ordered_json::parse(text);
-  } catch (const ordered_json::parse_error& e) {
-    std::string message = e.what();
-    if (const auto close = message.find("] "); close != std::string::npos) {
-      message = message.substr(close + 2);
-    }
-    throw InputError(path, "not valid JSON: " + message);
-  }
+  return util::parse_json_input<ordered_json>(util::read_input_file(path, what), path);
 }
 
 }  // namespace trnsim::sweep

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +15,8 @@
 #include <system_error>
 
 #include "util/error.hpp"
+#include "util/json_input.hpp"
+#include "util/output_target.hpp"
 
 namespace trnsim::sweep {
 
@@ -82,6 +85,7 @@ ResultsFile read_results(const std::string& path) {
     start = end + 1;
     results.complete_bytes = start;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    util::check_json_text(line, fmt::format("{}:{}", path, line_number));
     Record record = Record::parse(line, nullptr, /*allow_exceptions=*/false);
     if (!record.is_object() || !record.contains("index") || !record["index"].is_number_unsigned()) {
       throw InputError(fmt::format("{}:{}", path, line_number),
@@ -94,8 +98,18 @@ ResultsFile read_results(const std::string& path) {
 }
 
 ResultsAppender::ResultsAppender(const std::string& path, std::size_t keep_bytes) : path_(path) {
+  const fs::path parent = fs::path(path).parent_path();
+  std::error_code error;
+  if (!parent.empty()) fs::create_directories(parent, error);
+  if (error) {
+    throw InputError(path,
+                     "cannot create the directory '" + parent.string() + "': " + error.message());
+  }
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) throw_io(path, "cannot open the results file for writing");
+  struct stat info {};
+  regular_ = ::fstat(fd_, &info) == 0 && S_ISREG(info.st_mode);
+  if (!regular_) return;  // a device or FIFO is written in place, as it is
   if (::ftruncate(fd_, static_cast<off_t>(keep_bytes)) != 0 || ::lseek(fd_, 0, SEEK_END) < 0) {
     const int saved = errno;
     ::close(fd_);
@@ -110,7 +124,7 @@ ResultsAppender::~ResultsAppender() {
 
 void ResultsAppender::append(const Record& record) {
   write_all(fd_, record.dump() + "\n", path_);
-  if (::fsync(fd_) != 0) throw_io(path_, "cannot flush the results file");
+  if (regular_ && ::fsync(fd_) != 0) throw_io(path_, "cannot flush the results file");
 }
 
 void write_results(const std::string& path, const std::vector<Record>& records) {
@@ -120,26 +134,7 @@ void write_results(const std::string& path, const std::vector<Record>& records) 
 }
 
 void write_file_atomically(const std::string& path, const std::string& data) {
-  const std::string temporary = path + ".tmp";
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw_io(temporary, "cannot create the file");
-  try {
-    write_all(fd, data, temporary);
-    if (::fsync(fd) != 0) throw_io(temporary, "cannot flush the file");
-  } catch (...) {
-    ::close(fd);
-    ::unlink(temporary.c_str());
-    throw;
-  }
-  ::close(fd);
-  if (::rename(temporary.c_str(), path.c_str()) != 0) throw_io(path, "cannot replace the file");
-  // The rename is durable once the directory is.
-  const fs::path parent = fs::path(path).parent_path();
-  const int dir = ::open(parent.empty() ? "." : parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
-  }
+  util::write_output_file(path, data, "");
 }
 
 void sort_by_index(std::vector<Record>& records) {

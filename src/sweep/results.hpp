@@ -27,7 +27,8 @@ ResultsFile read_results(const std::string& path);
 class ResultsAppender {
  public:
   /// Creates the file or opens it for appending after cutting it to `keep_bytes`
-  /// (ResultsFile::complete_bytes, dropping a partial last line; 0 starts afresh).
+  /// (ResultsFile::complete_bytes, dropping a partial last line; 0 starts afresh). Creates
+  /// missing parent directories.
   ResultsAppender(const std::string& path, std::size_t keep_bytes);
   ~ResultsAppender();
   ResultsAppender(const ResultsAppender&) = delete;
@@ -39,13 +40,15 @@ class ResultsAppender {
  private:
   std::string path_;
   int fd_ = -1;
+  bool regular_ = true;  ///< false for a device or FIFO: no truncation, no fsync
 };
 
-/// Replaces `path` with `records`, one per line: written to a temporary file beside it,
-/// fsync'd, then renamed over it.
+/// Replaces `path` with `records`, one per line (write_file_atomically).
 void write_results(const std::string& path, const std::vector<Record>& records);
 
-/// Replaces `path` with `text`: a temporary file beside it, fsync'd, renamed over it.
+/// Replaces `path` with `text` by the output rule of util::OutputTarget: a regular file (or a new
+/// one) through a temporary file beside it, fsync'd and renamed over it; a device, FIFO or
+/// symlink target in place.
 void write_file_atomically(const std::string& path, const std::string& text);
 
 /// Stable sort by "index".

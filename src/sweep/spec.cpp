@@ -43,6 +43,8 @@ double tidy(double value) {
   return out;
 }
 
+constexpr std::uint64_t kMaxInt64 = std::numeric_limits<std::int64_t>::max();
+
 bool integral(const ordered_json& value) {
   return value.is_number_integer();
 }
@@ -92,8 +94,17 @@ std::vector<ordered_json> expand_range(const Checker& check, const ordered_json&
     const bool integers = integral(range["from"]) && integral(step_json);
     for (std::size_t i = 0; i <= static_cast<std::size_t>(steps); ++i) {
       if (integers) {
-        values.emplace_back(range["from"].get<std::int64_t>() +
-                            static_cast<std::int64_t>(i) * step_json.get<std::int64_t>());
+        std::int64_t value = 0;
+        if ((range["from"].is_number_unsigned() &&
+             range["from"].get<std::uint64_t>() > kMaxInt64) ||
+            (step_json.is_number_unsigned() && step_json.get<std::uint64_t>() > kMaxInt64) ||
+            __builtin_mul_overflow(static_cast<std::int64_t>(i), step_json.get<std::int64_t>(),
+                                   &value) ||
+            __builtin_add_overflow(range["from"].get<std::int64_t>(), value, &value)) {
+          check.fail(pointer, "expected values that fit a 64-bit signed integer (at most " +
+                                  std::to_string(kMaxInt64) + ")");
+        }
+        values.emplace_back(value);
       } else {
         values.emplace_back(tidy(from + static_cast<double>(i) * step));
       }

@@ -159,8 +159,9 @@ TEST(FlatProgram, ErrorsKeepTheirOrder) {
   // Broken JSON after the first statements: nlohmann's message, as before.
   const std::string broken = kernel_json(kTensors, R"([
       {"op": "tensor_copy", "dst": "y_sb[0]", "src": "x_sb[0]"}, {"op": ]])");
-  EXPECT_EQ(error_of([&] { parse_text(broken); }).rfind("k.json: invalid JSON: [json.exception", 0),
-            0u);
+  EXPECT_EQ(
+      error_of([&] { parse_text(broken); }).rfind("k.json: invalid JSON: parse error at line", 0),
+      0u);
 }
 
 }  // namespace

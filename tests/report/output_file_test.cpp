@@ -120,7 +120,9 @@ TEST(OutputFile, AnUncommittedFileDoesNotReplaceAnOldResult) {
 
 TEST(OutputFile, AnUncreatableFileIsAnInputErrorNamingTheOption) {
   ScratchDir dir;
-  const std::string path = dir.file("missing-directory/result.json");
+  // Missing directories are created; one below a regular file cannot be.
+  std::ofstream(dir.file("plain-file")) << "x";
+  const std::string path = dir.file("plain-file/result.json");
   try {
     OutputFile file(path, "--trace");
     FAIL() << "expected an InputError";

@@ -207,7 +207,9 @@ TEST(RunOutputsFailures, BadOptionsAreOneClearMessage) {
             std::string::npos)
       << result.output;
 
-  const std::string unwritable = dir.file("no/such/dir/t.json");
+  // Missing directories are created; one below a regular file cannot be.
+  std::ofstream(dir.file("plain-file")) << "x";
+  const std::string unwritable = dir.file("plain-file/dir/t.json");
   result = run_trnsim(std::string("run ") + kGoldenKernel + " --trace " + unwritable);
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.output.find("--trace " + unwritable + ": cannot create"), std::string::npos)

@@ -344,7 +344,10 @@ TEST(SweepCli, CompareSaysWhyAKernelIsInvalidOnAConfig) {
              R"({"extends": "trn2", "name": "small", "sbuf": {"usable_partition_bytes": 65536}})");
   const Output output = trnsim(dir, {"compare", kVectorAdd, "--configs", "trn2,small.json",
                                      "--param", "T=2", "--param", "F=4096", "--svg", "c.svg"});
-  ASSERT_EQ(output.exit_code, 0) << output.err;
+  // The table and chart are written; a config on which the kernel failed is a failed check.
+  ASSERT_EQ(output.exit_code, 1) << output.err;
+  EXPECT_NE(output.err.find("the kernel failed on 1 of 2 configs"), std::string::npos)
+      << output.err;
   EXPECT_NE(output.out.find("invalid [1]"), std::string::npos) << output.out;
   EXPECT_NE(output.out.find("[1] invalid on small.json: "), std::string::npos) << output.out;
   EXPECT_NE(output.out.find("speedup vs trn2"), std::string::npos) << output.out;
