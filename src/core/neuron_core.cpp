@@ -71,6 +71,8 @@ NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& param
       std::make_unique<SyncEngine>("sync", *this);
   const std::uint32_t used = source_->engines_used();
   for (const auto& engine : engines_) engine->set_used((used >> engine->unit() & 1u) != 0);
+  // A program without instructions is walked to its end all the same.
+  walk_without_demand_ = used == 0;
 }
 
 NeuronCore::~NeuronCore() = default;
@@ -233,7 +235,7 @@ void NeuronCore::dispatch() {
       // Usually the engine that took the last instruction still wants more: no need to ask
       // the others.
       if (!(last_fed_ != nullptr && last_fed_->wants_instructions()) &&
-          !engines_want_instructions()) {
+          !engines_want_instructions() && !walk_without_demand_) {
         dispatcher_waits_for_demand_ = true;  // an engine calls instructions_wanted()
         break;
       }

@@ -174,7 +174,8 @@ class NeuronCore : public sc_core::sc_module {
   void dispatch_on_demand();
   /// Any engine wants more instructions.
   bool engines_want_instructions() const;
-  Engine* last_fed_ = nullptr;  ///< the engine the program walk handed its last instruction
+  Engine* last_fed_ = nullptr;        ///< the engine the program walk handed its last instruction
+  bool walk_without_demand_ = false;  ///< no engine has instructions: walk to the end
   void dispatcher_process();
   sc_core::sc_event& event_of(std::size_t waker);
   /// Notifies `waker`'s event for `at` (the core does not run ahead).
