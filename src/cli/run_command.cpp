@@ -20,7 +20,7 @@ void register_run_command(CLI::App& app, CommandContext& context) {
   struct Options {
     KernelArguments kernel;
     bool json = false;
-    // [outputs] result files (report/run_outputs.hpp, docs/outputs.md)
+    // Result files (report/run_outputs.hpp, docs/outputs.md)
     report::RunOutputOptions outputs;
     std::string trace_window;
     bool no_run_ahead = false;
@@ -30,7 +30,6 @@ void register_run_command(CLI::App& app, CommandContext& context) {
   add_kernel_arguments(*run, options->kernel);
   run->add_flag("--json", options->json,
                 "Print the full statistics as JSON instead of the summary");
-  // [outputs] begin
   run->add_option("--trace", options->outputs.trace_path,
                   "Write a Chrome trace-event JSON timeline (open in ui.perfetto.dev)");
   run->add_option("--trace-limit", options->outputs.trace.max_slices,
@@ -46,18 +45,16 @@ void register_run_command(CLI::App& app, CommandContext& context) {
                   "(columns: docs/outputs.md)");
   run->add_option("--stats", options->outputs.stats_path,
                   "Write the statistics with provenance (resolved config, kernel hash) as JSON");
-  // [outputs] end
   run->add_flag("--no-run-ahead", options->no_run_ahead,
                 "Keep every core in step with the SystemC kernel (slower; the results are the "
                 "same: a check of the simulator, docs/architecture.md)");
   run->callback([options, &context] {
-    if (!options->trace_window.empty()) {  // [outputs]
+    if (!options->trace_window.empty()) {
       report::parse_trace_window(options->trace_window, options->outputs.trace);
     }
     const LoadedKernel loaded = load_kernel(options->kernel, context.verbosity);
     spdlog::info("simulating {} on {} ({} core(s))", loaded.program->name,
                  loaded.config.params.name, loaded.prepared.cores);
-    // [outputs] begin
     const report::RunInfo info = run_info(loaded);
     report::RunOutputs outputs(
         options->outputs, loaded.prepared, loaded.config,
@@ -85,7 +82,6 @@ void register_run_command(CLI::App& app, CommandContext& context) {
     }
     outputs.add_source_lines(stats, result.kernel_ns);
     outputs.finish(stats, result.kernel_ns);
-    // [outputs] end
     if (options->json) {
       std::cout << stats.dump(2) << "\n";
     } else {

@@ -29,7 +29,7 @@ class DmaClient {
 };
 
 // --- DMA events for traces and profiles (report/trace.hpp, report/profile.hpp) ----------------
-// [outputs] A backend reports each DMA's data movement once its timing is known: one kTransfer
+// A backend reports each DMA's data movement once its timing is known: one kTransfer
 // event per submitted DMA (after its packets, if any), and optionally one kPacket event per
 // packet/descriptor chunk it models. Times are absolute simulated ns. Reporting is optional
 // (no observer set = no cost beyond one branch); events of one DMA may arrive in any order
