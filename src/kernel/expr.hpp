@@ -1,4 +1,4 @@
-// Integer expressions of the kernel format (shared/spec/kernel-format.md section 2), Python
+// Integer expressions of the kernel format (docs/kernel-format.md section 3), Python
 // semantics: + - * // % (floor division and modulo for negatives), comparisons -> 0/1, and/or
 // (returning an operand, short-circuit), not, min(a, b), max(a, b), unary minus, parentheses.
 // An expression is compiled once against a Scope (name -> environment slot) into postfix code and

@@ -22,7 +22,7 @@ std::string_view memory_kind_name(MemoryKind memory);
 // Enumerations. Each has a *_name() returning the kernel-format spelling and, where the kernel
 // names it, a *_from_name() returning std::nullopt for an unknown name (aliases accepted).
 
-/// Every op of the kernel format (shared/spec/kernel-format.md section 6), in table order.
+/// Every op of the kernel format (docs/kernel-format.md section 7), in table order.
 enum class Opcode : std::uint8_t {
   kDmaCopy,
   kDmaTranspose,

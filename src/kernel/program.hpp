@@ -1,4 +1,4 @@
-// The parsed kernel (shared/spec/kernel-format.md): params, cores, tensor declarations and a
+// The parsed kernel (docs/kernel-format.md): params, cores, tensor declarations and a
 // statement tree (loops, conditions, instructions) whose expressions are compiled but not yet
 // evaluated. Target-independent: sizes, addresses and per-core values come later (load.hpp).
 // Statements live in one flat vector; loops and conditions refer to their bodies by index, so

@@ -1,5 +1,5 @@
 // A byte region of simulated memory that one instruction reads or writes: the unit of
-// dependency tracking (shared/spec/kernel-format.md section 7).
+// dependency tracking (docs/kernel-format.md section 9).
 //
 // SBUF/PSUM regions are a partition range x a byte pattern inside each partition; HBM regions are
 // a byte pattern in one chip's HBM address space (partition range fixed to [0, 1)).

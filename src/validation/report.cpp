@@ -130,7 +130,7 @@ std::string grouped_list(const std::vector<std::pair<std::string, std::string>>&
 }
 
 constexpr const char* kIntro =
-    R"(Every figure of `shared/validation/calibration-targets.md` (measurements of real kernels on
+    R"(Every figure of `docs/sources/calibration-targets.md` (measurements of real kernels on
 real Trainium hardware, with their sources) is compared with a simulation of the same kernel,
 written in the kernel format under `examples/kernels/` with the structure the target describes.
 Each simulation runs in its own `trnsim run --json` process on a built-in config; the simulated
@@ -153,8 +153,8 @@ constexpr const char* kMethod = R"(## Method
   (full) size: no kernel may beat the Tensor Engine's peak for its input dtype, the core's DMA
   peak or the chip's HBM bandwidth, no engine may be busy longer than the kernel, and the large
   TensorE-bound matmuls must approach the ideal time (FLOPs / peak).
-- **Calibration** tunes only parameters that `shared/trainium/facts.md` §16 leaves unknown,
-  inside plausible ranges; each fitted value is recorded with its target in the config's
+- **Calibration** tunes only parameters whose values are not published (the config's `sources`
+  entry of each says so), inside plausible ranges; each fitted value is recorded with its target in the config's
   `sources` and in the table below.
 )";
 

@@ -90,9 +90,9 @@ const std::vector<Workload>& workloads() {
       {"engines_trn3_packet", run_kernel(kKernels + "engines.json", "trn3", {}, "packet")},
       {"instruction_fetch_trn3",
        run_kernel(kKernels + "instruction_fetch.json", "trn3", {}, "transfer")},
-      {"engine_streams_trn1",
-       run_kernel(std::string(TRNSIM_SOURCE_DIR) + "/tests/core/kernels/matmuls_beside_vector_adds.json",
-                  "trn1", {"-p", "N=2000"}, "transfer")},
+      {"engine_streams_trn1", run_kernel(std::string(TRNSIM_SOURCE_DIR) +
+                                             "/tests/core/kernels/matmuls_beside_vector_adds.json",
+                                         "trn1", {"-p", "N=2000"}, "transfer")},
       {"shared_ports_trn3", run_kernel(kKernels + "shared_ports.json", "trn3", {}, "transfer")},
       {"psum_tiles_trn2", run_kernel(kKernels + "psum_tiles.json", "trn2", {}, "transfer")},
       // DMA and HBM.
