@@ -30,13 +30,16 @@ class InstructionSource {
   virtual std::uint32_t engines_used() const { return kAllEngines; }
 
   static constexpr std::uint32_t kAllEngines = 0x1f;  ///< tensor, vector, scalar, gpsimd, sync
-  /// The bit of the engine that runs (or triggers) `engine`'s instructions, see engines_used().
+  /// The engine whose stream holds an instruction of `engine`: the one that runs it, or for a
+  /// DMA its trigger engine, for a collective Sync.
+  static kernel::Engine stream_engine(kernel::Engine engine, kernel::Engine dma_trigger) {
+    if (engine == kernel::Engine::kDma) return dma_trigger;
+    if (engine == kernel::Engine::kCollective) return kernel::Engine::kSync;
+    return engine;
+  }
+  /// The bit of stream_engine() in engines_used().
   static std::uint32_t engine_bit(kernel::Engine engine, kernel::Engine dma_trigger) {
-    if (engine == kernel::Engine::kDma) return 1u << static_cast<unsigned>(dma_trigger);
-    if (engine == kernel::Engine::kCollective) {
-      return 1u << static_cast<unsigned>(kernel::Engine::kSync);
-    }
-    return 1u << static_cast<unsigned>(engine);
+    return 1u << static_cast<unsigned>(stream_engine(engine, dma_trigger));
   }
 };
 

@@ -21,11 +21,8 @@ namespace {
 
 /// The engine that executes (or, for DMAs, triggers) an instruction.
 std::size_t engine_of(const Instruction& instruction) {
-  if (instruction.engine == EngineKind::kDma)
-    return static_cast<std::size_t>(instruction.dma_trigger);
-  if (instruction.engine == EngineKind::kCollective)
-    return static_cast<std::size_t>(EngineKind::kSync);
-  return static_cast<std::size_t>(instruction.engine);
+  return static_cast<std::size_t>(
+      InstructionSource::stream_engine(instruction.engine, instruction.dma_trigger));
 }
 
 }  // namespace
