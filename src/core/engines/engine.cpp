@@ -224,7 +224,8 @@ void Engine::commit_start() {
   stream_.pop_front();
   // Its fetch-buffer slot is free from its start: the next instruction of the stream is fetched
   // into it if the dispatcher has walked past it (else when it does: accept()).
-  slot_free_at_[started_++ % fetch_buffer_size_] = start;
+  slot_free_at_[start_slot_] = start;
+  if (++start_slot_ == fetch_buffer_size_) start_slot_ = 0;
   if (stream_.size() >= fetch_buffer_size_) {
     fetch(stream_.at(fetch_buffer_size_ - 1));
   } else if (used_) {

@@ -154,14 +154,17 @@ class Engine : public sc_core::sc_module {
   /// program walk reaches it later than that (a simulator bound, never the hardware's), it is
   /// still the fetch time: an instruction never starts before the core's time anyway.
   void fetch(QueuedInstruction& item) {
-    const std::size_t slot = fetched_ % fetch_buffer_size_;
     sc_core::sc_time fetched;
-    if (fetched_ >= fetch_buffer_size_) {
-      fetched = std::max(slot_free_at_[slot] + fetch_latency_, last_fetched_at_ + fetch_interval_);
+    if (buffer_refilled_) {
+      fetched =
+          std::max(slot_free_at_[fetch_slot_] + fetch_latency_, last_fetched_at_ + fetch_interval_);
     }
     item.fetched_at = fetched;
     last_fetched_at_ = fetched;
-    ++fetched_;
+    if (++fetch_slot_ == fetch_buffer_size_) {
+      fetch_slot_ = 0;
+      buffer_refilled_ = true;  // the launch filled every slot once
+    }
   }
 
   const kernel::Engine kind_;
@@ -175,8 +178,11 @@ class Engine : public sc_core::sc_module {
   sc_core::sc_time last_fetched_at_;  ///< when the previous fetch completed
   /// When each fetch-buffer slot's occupant started (slot = stream index % buffer size).
   std::vector<sc_core::sc_time> slot_free_at_;
-  std::uint64_t fetched_ = 0;  ///< instructions of the stream fetched so far
-  std::uint64_t started_ = 0;  ///< instructions of the stream started so far
+  /// The fetch-buffer slot of the next fetch and of the next start (stream index % buffer
+  /// size, kept as wrapping counters).
+  std::size_t fetch_slot_ = 0;
+  std::size_t start_slot_ = 0;
+  bool buffer_refilled_ = false;  ///< past the launch's fill: fetches wait for free slots
   bool used_ = true;
   Phase phase_ = Phase::kIdle;
   /// Idle with an empty buffer, or its front instruction waiting for a producer's times:
