@@ -9,6 +9,7 @@
 #include <string>
 
 #include "sim_harness.hpp"
+#include "trn2_costs.hpp"
 
 namespace trnsim::testing {
 namespace {
@@ -16,11 +17,7 @@ namespace {
 // Trainium2 numbers used below (configs/trn2.json):
 //   VectorE 0.96 GHz, ScalarE 1.2 GHz, TensorE 2.4 GHz, MIN_II 64 cycles,
 //   semaphore_latency_ns 50, tensor.pipeline_latency_cycles 256.
-constexpr double kSemaphoreNs = 50.0;
-// tensor_tensor fp32 [128, 2048], both inputs in SBUF: max(MIN_II, 2N) = 4096 cycles at 0.96 GHz.
-constexpr double kVectorAddNs = 4096 / 0.96;
-// activation copy fp32 [128, 2048]: max(MIN_II, N) = 2048 cycles at 1.2 GHz.
-constexpr double kScalarCopyNs = 2048 / 1.2;
+// kSemaphoreNs, kVectorAddNs, kScalarCopyNs: trn2_costs.hpp.
 
 std::string kernel_with(const std::string& program) {
   return R"({

@@ -11,17 +11,14 @@
 #include <vector>
 
 #include "sim_harness.hpp"
+#include "trn2_costs.hpp"
 
 namespace trnsim::testing {
 namespace {
 
 // Trainium2 (configs/trn2.json): VectorE 0.96 GHz, MIN_II 64 cycles; ScalarE 1.2 GHz; TensorE
 // 2.4 GHz, LoadStationary 128 / 4 = 32 cycles, pipeline latency 256 cycles; semaphore 50 ns.
-constexpr double kSemaphoreNs = 50.0;
-// tensor_tensor fp32 [128, 2048], both inputs in SBUF: max(MIN_II, 2N) = 4096 cycles at 0.96 GHz.
-constexpr double kVectorAddNs = 4096 / 0.96;
-// activation copy fp32 [128, 2048]: max(MIN_II, N) = 2048 cycles at 1.2 GHz.
-constexpr double kScalarCopyNs = 2048 / 1.2;
+// kSemaphoreNs, kVectorAddNs, kScalarCopyNs: trn2_costs.hpp.
 // tensor_scalar fp32 [128, 64]: max(MIN_II, N) = 64 cycles at 0.96 GHz.
 constexpr double kShortVectorNs = 64 / 0.96;
 

@@ -16,6 +16,7 @@
 
 #include "core/core_stats.hpp"
 #include "sim_harness.hpp"
+#include "trn2_costs.hpp"
 
 namespace trnsim::testing {
 namespace {
@@ -188,13 +189,7 @@ TEST(ConcurrentUnitTime, EqualsATickByTickCountAndKeepsFewIntervals) {
 }
 
 // --- Whole-core runs (Trainium2) ------------------------------------------------------------
-//   VectorE tensor_tensor fp32 [128, 2048] from SBUF: 4096 cycles at 0.96 GHz;
-//   ScalarE activation copy fp32 [128, 2048]: 2048 cycles at 1.2 GHz;
-//   sequencer.semaphore_latency_ns 50, sequencer.issue_ns 2 (a DMA trigger's time on Sync).
-constexpr double kSemaphoreNs = 50.0;
-constexpr double kIssueNs = 2.0;
-constexpr double kVectorAddNs = 4096 / 0.96;
-constexpr double kScalarCopyNs = 2048 / 1.2;
+//   kSemaphoreNs, kIssueNs, kVectorAddNs, kScalarCopyNs: trn2_costs.hpp.
 
 std::string kernel_with(const std::string& program) {
   return R"({
