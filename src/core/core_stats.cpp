@@ -23,9 +23,9 @@ void ConcurrentUnitTime::issued(std::size_t lane, std::uint64_t id, Ticks at) {
 void ConcurrentUnitTime::waited(Ticks begin, Ticks end, kernel::Engine producer, Ticks now) {
   begin = std::max(begin, settled_);  // never earlier: its item was open when the sweep got there
   if (end > begin) {
-    auto at = pending_waits_.end();
-    while (at != pending_waits_.begin() && std::prev(at)->begin > begin) --at;
-    pending_waits_.insert(at, {begin, end, static_cast<std::uint8_t>(producer)});
+    pending_waits_.insert(
+        {begin, end, static_cast<std::uint8_t>(producer)},
+        [](const Wait& item, const Wait& earlier) { return earlier.begin > item.begin; });
   }
   settle_after_report(now);
 }
@@ -126,9 +126,8 @@ void ConcurrentUnitTime::settle(Ticks horizon) {
       const Wait& wait = pending_waits_.front();
       if (wait.end > now) {
         const std::pair<Ticks, std::uint8_t> entry{wait.end, wait.producer};
-        auto at = waiting_.end();
-        while (at != waiting_.begin() && *std::prev(at) > entry) --at;
-        waiting_.insert(at, entry);
+        waiting_.insert(entry,
+                        [](const auto& item, const auto& earlier) { return earlier > item; });
       }
       pending_waits_.pop_front();
     }

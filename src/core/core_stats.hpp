@@ -75,6 +75,37 @@ inline std::uint64_t idle_wait_ticks(std::uint64_t wait_begin, std::uint64_t wai
 /// while items are still being issued) and keeps its state between reports: each interval is
 /// handled a constant number of times, and memory is proportional to the items in flight, not
 /// to the kernel's length.
+/// A queue kept in order by its own inserts: removals at the front, insertions mostly at the
+/// back (a backward scan finds the place). A vector with a moving head, compacted in batches, so
+/// the front is one index and an insertion near the back moves few elements.
+template <typename T>
+class SortedQueue {
+ public:
+  bool empty() const { return head_ == items_.size(); }
+  std::size_t size() const { return items_.size() - head_; }
+  const T& front() const { return items_[head_]; }
+  void pop_front() {
+    if (++head_ == items_.size()) {
+      items_.clear();
+      head_ = 0;
+    } else if (head_ >= 64 && head_ * 2 >= items_.size()) {
+      items_.erase(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+  }
+  /// Inserts `item` after every element e with !before(item, e), i.e. after equal ones.
+  template <typename Before>
+  void insert(const T& item, Before before) {
+    std::size_t at = items_.size();
+    while (at > head_ && before(item, items_[at - 1])) --at;
+    items_.insert(items_.begin() + static_cast<std::ptrdiff_t>(at), item);
+  }
+
+ private:
+  std::vector<T> items_;
+  std::size_t head_ = 0;
+};
+
 class ConcurrentUnitTime {
  public:
   using Ticks = std::uint64_t;  ///< simulator time: sc_time::value()
@@ -139,11 +170,11 @@ class ConcurrentUnitTime {
   Ticks settled_ = 0;  ///< the sweep's position: everything before it is in the totals
   /// Waits the sweep has not reached, by begin (reported nearly in that order: an insertion is
   /// nearly always at the back).
-  std::deque<Wait> pending_waits_;
+  SortedQueue<Wait> pending_waits_;
   /// (end, producer) of the waits the sweep is inside, in that order (waits that begin later
   /// mostly end later: an insertion is nearly always at the back); entries that ended are
   /// dropped from the front.
-  std::deque<std::pair<Ticks, std::uint8_t>> waiting_;
+  SortedQueue<std::pair<Ticks, std::uint8_t>> waiting_;
   /// Disjoint busy intervals [begin, end), merged, by begin; those before busy_head_ ended
   /// before settled_. Completions come nearly in time order: an interval is nearly always
   /// appended or merged into the last.
