@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -28,7 +29,8 @@ class ScratchDir {
   explicit ScratchDir(const std::string& suffix = "") {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     path_ = std::filesystem::temp_directory_path() /
-            (std::string("trnsim_report_") + info->test_suite_name() + "_" + info->name() + suffix);
+            (std::string("trnsim_report_") + std::to_string(::getpid()) + "_" +
+             info->test_suite_name() + "_" + info->name() + suffix);
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }
