@@ -11,6 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/kernel_loading.hpp"
+#include "cli/progress_options.hpp"
 #include "collective/benchmark.hpp"
 #include "config/load.hpp"
 #include "fabric/fabric.hpp"
@@ -68,6 +69,7 @@ void register_collective_command(CLI::App& app, CommandContext& context) {
     std::uint32_t ranks_per_chip = 0;
     int lnc = 0;
     bool kernel = false;
+    ProgressChoice progress;
     bool json = false;
   };
   auto options = std::make_shared<Options>();
@@ -98,6 +100,7 @@ void register_collective_command(CLI::App& app, CommandContext& context) {
                     "DMA/HBM model (with the default packet-level DMA model slow above ~100 MiB; "
                     "--set dma.model=transfer is 10-30x faster)");
   command->add_flag("--json", options->json, "Print the points as JSON");
+  add_progress_options(command, options->progress);
   command->callback([options, &context] {
     collective::BenchmarkPoint base;
     base.config = options->config;
@@ -150,6 +153,9 @@ void register_collective_command(CLI::App& app, CommandContext& context) {
                                "ranks", "chips", "size(B)", "count", "type", "time(us)", "algbw",
                                "busbw", "algorithm");
     }
+    util::Progress progress("trnsim collective", ranks.size() * sizes.size(), 0,
+                            options->progress.resolve(), std::cerr,
+                            options->progress.delayed("points"));
     for (const std::uint32_t n : ranks) {
       for (const std::uint64_t size : sizes) {
         collective::BenchmarkPoint point = base;
@@ -162,6 +168,7 @@ void register_collective_command(CLI::App& app, CommandContext& context) {
         const std::string algorithm_name(kernel::collective_algorithm_name(result.algorithm));
         const std::string shown =
             base.operation == collective::Operation::kPermute ? "direct" : algorithm_name;
+        progress.clear();
         if (options->json) {
           points.push_back({{"ranks", n},
                             {"chips", result.chips},
@@ -181,8 +188,10 @@ void register_collective_command(CLI::App& app, CommandContext& context) {
               result.time_ns / 1e3, result.algbw_gibps, result.busbw_gibps, shown);
           std::cout.flush();
         }
+        progress.advance(false);
       }
     }
+    progress.finish();
     if (options->json) {
       nlohmann::ordered_json out = {{"operation", collective::operation_name(base.operation)},
                                     {"config", loaded.params.name},

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/kernel_loading.hpp"
+#include "cli/progress_options.hpp"
 #include "config/load.hpp"
 #include "kernel/parse.hpp"
 #include "nki/kernel_reference.hpp"
@@ -55,6 +56,7 @@ void check_inputs(const std::string& kernel, const std::vector<std::string>& par
 
 void register_compare_command(CLI::App& app, CommandContext& context) {
   struct Options {
+    ProgressChoice progress;
     std::string kernel;
     std::vector<std::string> configs = {"trn1", "trn2", "trn3", "trn4"};
     std::vector<std::string> params;
@@ -84,6 +86,7 @@ void register_compare_command(CLI::App& app, CommandContext& context) {
   command->add_flag("--json", options->json, "Print the comparison as JSON");
   command->add_option("-j,--jobs", options->jobs,
                       "Configs simulated at once (default: one per hardware thread)");
+  add_progress_options(command, options->progress);
   command->callback([options, &context] {
     nki::check_kernel_arguments(options->kernel, options->params, options->nki);
     check_inputs(options->kernel, options->params, options->configs, options->sets);
@@ -104,9 +107,8 @@ void register_compare_command(CLI::App& app, CommandContext& context) {
     sweep::BatchOptions batch;
     batch.trnsim_binary = sweep::self_executable();
     batch.parallel = sweep::resolve_parallelism(options->jobs);
-    batch.progress = sweep::default_progress_style() == sweep::ProgressStyle::kBar
-                         ? sweep::ProgressStyle::kBar
-                         : sweep::ProgressStyle::kQuiet;
+    batch.progress = options->progress.resolve();
+    batch.progress_options = options->progress.delayed("points");
     batch.label = "compare";
     std::vector<sweep::RunResult> results;
     try {

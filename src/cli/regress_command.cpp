@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/progress_options.hpp"
 #include "sweep/driver.hpp"
 #include "sweep/regress.hpp"
 #include "sweep/results.hpp"
@@ -17,6 +18,7 @@ namespace trnsim::cli {
 
 void register_regress_command(CLI::App& app, CommandContext& context) {
   struct Options {
+    ProgressChoice progress;
     std::string baseline;
     bool update = false;
     bool all = false;
@@ -35,6 +37,7 @@ void register_regress_command(CLI::App& app, CommandContext& context) {
                       "Cases simulated at once (default: one per hardware thread)");
   command->add_option("--timeout", options->timeout_s,
                       "Per-case limit in seconds; a case over it fails");
+  add_progress_options(command, options->progress);
   command->callback([options, &context] {
     const sweep::Baseline baseline = sweep::load_baseline(options->baseline);
     std::vector<sweep::RunRequest> requests;
@@ -43,9 +46,8 @@ void register_regress_command(CLI::App& app, CommandContext& context) {
     batch.trnsim_binary = sweep::self_executable();
     batch.parallel = sweep::resolve_parallelism(options->jobs);
     batch.timeout_s = options->timeout_s;
-    batch.progress = sweep::default_progress_style() == sweep::ProgressStyle::kBar
-                         ? sweep::ProgressStyle::kBar
-                         : sweep::ProgressStyle::kQuiet;
+    batch.progress = options->progress.resolve();
+    batch.progress_options = options->progress.delayed("points");
     batch.label = "regress";
     std::vector<sweep::RunResult> results;
     try {

@@ -8,6 +8,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/kernel_loading.hpp"
+#include "cli/progress_options.hpp"
+#include "cli/run_progress.hpp"
 #include "collective/collective_system.hpp"
 #include "core/simulation.hpp"
 #include "report/report.hpp"
@@ -24,6 +26,7 @@ void register_run_command(CLI::App& app, CommandContext& context) {
     report::RunOutputOptions outputs;
     std::string trace_window;
     bool no_run_ahead = false;
+    ProgressChoice progress;
   };
   auto options = std::make_shared<Options>();
   CLI::App* run = app.add_subcommand("run", "Simulate a kernel with timing and print the summary");
@@ -48,6 +51,7 @@ void register_run_command(CLI::App& app, CommandContext& context) {
   run->add_flag("--no-run-ahead", options->no_run_ahead,
                 "Keep every core in step with the SystemC kernel (slower; the results are the "
                 "same: a check of the simulator, docs/architecture.md)");
+  add_progress_options(run, options->progress);
   run->callback([options, &context] {
     if (!options->trace_window.empty()) {
       report::parse_trace_window(options->trace_window, options->outputs.trace);
@@ -64,10 +68,14 @@ void register_run_command(CLI::App& app, CommandContext& context) {
          {"config", info.config_name}});
     auto collectives = std::make_shared<collective::CollectiveLog>();  // [collective]
     core::SimulationResult result;
+    RunProgress progress(loaded.prepared, "trnsim run " + loaded.program->name,
+                         options->progress.resolve(), options->progress.delayed("instructions"));
     try {
       result = core::simulate(
           loaded.config.params, loaded.prepared.cores,
-          [&loaded](std::uint32_t pid) { return make_stream_source(loaded.prepared, pid); },
+          [&loaded, &progress](std::uint32_t pid) {
+            return progress.wrap(make_stream_source(loaded.prepared, pid));
+          },
           outputs.instruction_observer(), collective::backend_factory(collectives),
           outputs.dma_observer(),
           options->no_run_ahead ? core::RunAhead::kOff : core::RunAhead::kOn);
@@ -76,6 +84,7 @@ void register_run_command(CLI::App& app, CommandContext& context) {
       throw;
     }
     collective::rethrow_if_failed(*collectives);
+    progress.finish(result.instructions);
     nlohmann::json stats = report::run_statistics(result, loaded.config.params, info);
     if (!collectives->operations.empty()) {
       stats["collectives"] = collective::statistics(*collectives);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/progress_options.hpp"
 #include "sweep/driver.hpp"
 #include "sweep/plot.hpp"
 #include "sweep/results.hpp"
@@ -19,13 +20,6 @@
 
 namespace trnsim::cli {
 namespace {
-
-sweep::ProgressStyle progress_style(const std::string& choice) {
-  if (choice == "bar") return sweep::ProgressStyle::kBar;
-  if (choice == "lines") return sweep::ProgressStyle::kLines;
-  if (choice == "none") return sweep::ProgressStyle::kQuiet;
-  return sweep::default_progress_style();
-}
 
 void write_text_file(const std::string& path, const std::string& text) {
   if (path == "-") {
@@ -54,7 +48,7 @@ struct RunOptions {
   std::string output;
   std::string csv;
   std::string shard = "0/1";
-  std::string progress = "auto";
+  ProgressChoice progress;
   unsigned jobs = 0;
   double timeout_s = 0;
   bool resume = false;
@@ -88,7 +82,7 @@ void run_spec(const RunOptions& options, CommandContext& context) {
   sweep_options.batch.trnsim_binary = sweep::self_executable();
   sweep_options.batch.parallel = sweep::resolve_parallelism(options.jobs);
   sweep_options.batch.timeout_s = options.timeout_s;
-  sweep_options.batch.progress = progress_style(options.progress);
+  sweep_options.batch.progress = options.progress.resolve();
   sweep_options.results_path =
       options.output.empty() ? default_results_path(options.spec, shard) : options.output;
   sweep_options.shard = shard;
@@ -143,10 +137,7 @@ void register_sweep_command(CLI::App& app, CommandContext& context) {
   command->add_option("--csv", options->csv, "Also export the results as CSV to FILE");
   command->add_option("--timeout", options->timeout_s,
                       "Per-point limit in seconds; a point over it is recorded as failed");
-  command
-      ->add_option("--progress", options->progress,
-                   "auto (a bar on a terminal, lines otherwise), bar, lines or none")
-      ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
+  add_progress_options(command, options->progress);
   command->add_flag("--dry-run", options->dry_run,
                     "List the points (of this shard) and their varied values; run nothing");
   command->callback([options, command, &context] {

@@ -11,6 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/kernel_loading.hpp"
+#include "cli/progress_options.hpp"
 #include "config/load.hpp"
 #include "sweep/workers.hpp"
 #include "util/error.hpp"
@@ -22,6 +23,7 @@ namespace trnsim::cli {
 
 void register_validate_command(CLI::App& app, CommandContext& context) {
   struct Options {
+    ProgressChoice progress;
     bool markdown = false;
     std::string output;
     std::string kernels = validation::default_kernels_dir();
@@ -50,15 +52,15 @@ void register_validate_command(CLI::App& app, CommandContext& context) {
   command->add_option("--set", options->sets,
                       "Override a config parameter in every run (KEY=VALUE, repeatable), e.g. "
                       "--set dma.model=transfer to validate the fast DMA model");
+  add_progress_options(command, options->progress);
   command->callback([options, &context] {
     validation::ValidateOptions run;
     run.kernels_dir = options->kernels;
     run.trnsim_binary = sweep::self_executable();
     run.parallel = sweep::resolve_parallelism(options->jobs);
     run.timeout_s = options->timeout_s;
-    run.progress = sweep::default_progress_style() == sweep::ProgressStyle::kBar
-                       ? sweep::ProgressStyle::kBar
-                       : sweep::ProgressStyle::kQuiet;
+    run.progress = options->progress.resolve();
+    run.progress_options = options->progress.delayed("points");
     run.sanity = !options->no_sanity;
     for (const std::string& set : options->sets) {
       const std::size_t equals = set.find('=');

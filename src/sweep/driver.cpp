@@ -203,7 +203,8 @@ RunResult interpret_run(const WorkerOutcome& outcome, double timeout_s) {
 std::vector<RunResult> run_batch(const std::vector<RunRequest>& requests,
                                  const BatchOptions& options, std::ostream& log) {
   std::vector<RunResult> results(requests.size());
-  Progress progress(options.label, requests.size(), 0, options.progress, log);
+  util::Progress progress(options.label, requests.size(), 0, options.progress, log,
+                          options.progress_options);
   std::size_t next_index = 0;
   WorkerOptions worker_options;
   worker_options.parallel = options.parallel;
@@ -272,7 +273,8 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options, std::
   summary.resumed = records.size();
 
   ResultsAppender appender(path, keep_bytes);
-  Progress progress(spec.name, summary.shard_points, summary.resumed, options.batch.progress, log);
+  util::Progress progress(spec.name, summary.shard_points, summary.resumed, options.batch.progress,
+                          log);
   std::map<std::size_t, Record> pending;  // started, awaiting their worker
   std::size_t next_index = options.shard.index;
   const auto record_done = [&](Record&& record) {

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "sweep/progress.hpp"
 #include "sweep/results.hpp"
 #include "sweep/run_request.hpp"
 #include "sweep/spec.hpp"
 #include "sweep/workers.hpp"
+#include "util/progress.hpp"
 
 namespace trnsim::sweep {
 
@@ -34,8 +34,9 @@ struct BatchOptions {
   std::string trnsim_binary;  ///< worker executable
   unsigned parallel = 1;
   double timeout_s = 0;
-  ProgressStyle progress = ProgressStyle::kQuiet;
+  util::ProgressStyle progress = util::ProgressStyle::kQuiet;
   std::string label = "trnsim";  ///< progress label
+  util::Progress::Options progress_options;
 };
 
 /// Exit code of a command stopped by SIGINT, SIGTERM or SIGHUP (128 + SIGINT, as shells say).

@@ -59,6 +59,7 @@ Report run_validation(const ValidateOptions& options, std::ostream& log) {
   batch.parallel = options.parallel;
   batch.timeout_s = options.timeout_s;
   batch.progress = options.progress;
+  batch.progress_options = options.progress_options;
   batch.label = "validate";
   const std::vector<sweep::RunResult> results = sweep::run_batch(requests, batch, log);
 

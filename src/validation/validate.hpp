@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "sweep/progress.hpp"
+#include "util/progress.hpp"
 #include "validation/report.hpp"
 #include "validation/targets.hpp"
 
@@ -19,7 +19,8 @@ struct ValidateOptions {
   std::string trnsim_binary;  ///< worker executable (the running trnsim)
   unsigned parallel = 1;      ///< worker processes at once
   double timeout_s = 0;       ///< per run; 0 for none
-  sweep::ProgressStyle progress = sweep::ProgressStyle::kQuiet;
+  util::ProgressStyle progress = util::ProgressStyle::kQuiet;
+  util::Progress::Options progress_options;
   bool sanity = true;  ///< also run the sanity checks (every example on every generation)
   std::vector<std::pair<std::string, std::string>> sets;  ///< --set KEY=VALUE for every run
   std::string version;                                    ///< recorded in the report
