@@ -82,7 +82,8 @@ void register_compare_command(CLI::App& app, CommandContext& context) {
   add_nki_arguments(*command, options->nki);
   command->add_option("--set", options->sets, "Config override dotted.key=value, on every config")
       ->take_all();
-  command->add_option("--svg", options->svg, "Also draw kernel time per config to FILE.svg");
+  command->add_option("--svg", options->svg,
+                      "Also draw kernel time per config to FILE.svg (its data to FILE.csv)");
   command->add_flag("--json", options->json, "Print the comparison as JSON");
   command->add_option("-j,--jobs", options->jobs,
                       "Configs simulated at once (default: one per hardware thread)");
@@ -134,7 +135,10 @@ void register_compare_command(CLI::App& app, CommandContext& context) {
       std::cout << sweep::compare_table(title, columns);
     }
     if (!options->svg.empty()) {
-      sweep::write_file_atomically(options->svg, sweep::compare_svg(title, columns));
+      const sweep::BarChart chart = sweep::compare_chart(title, columns);
+      sweep::write_file_atomically(options->svg, sweep::bar_chart_svg(chart));
+      sweep::write_file_atomically(sweep::chart_csv_path(options->svg),
+                                   sweep::bar_chart_csv(chart));
     }
     std::size_t failed = 0;
     for (const sweep::CompareColumn& column : columns) failed += column.run.ok ? 0 : 1;

@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/progress_options.hpp"
 #include "sweep/driver.hpp"
+#include "sweep/svg_chart.hpp"
 #include "sweep/plot.hpp"
 #include "sweep/results.hpp"
 #include "sweep/spec.hpp"
@@ -234,7 +235,9 @@ void register_sweep_command(CLI::App& app, CommandContext& context) {
   plot->add_flag("--log-y", plot_options->request.log_y, "Logarithmic y axis");
   plot->add_flag("--bars", plot_options->request.bars, "Bars even when x is numeric");
   plot->add_option("--title", plot_options->request.title, "Chart title");
-  plot->add_option("-o,--output", plot_options->output, "SVG file")->required();
+  plot->add_option("-o,--output", plot_options->output,
+                   "SVG file (the data goes to the same name with .csv)")
+      ->required();
   plot->callback([plot_options] {
     sweep::PlotRequest request = plot_options->request;
     for (const std::string& filter : plot_options->where) {
@@ -244,8 +247,11 @@ void register_sweep_command(CLI::App& app, CommandContext& context) {
     sweep::sort_by_index(records);
     const sweep::PlotOutput output = sweep::plot_results(records, request);
     write_text_file(plot_options->output, output.svg);
+    const std::string csv_path = sweep::chart_csv_path(plot_options->output);
+    write_text_file(csv_path, output.csv);
     std::cerr << fmt::format(
-        "trnsim: plotted {} points to {}{}\n", output.plotted, plot_options->output,
+        "trnsim: plotted {} points to {} (data in {}){}\n", output.plotted, plot_options->output,
+        csv_path,
         output.skipped > 0
             ? fmt::format(" ({} failed or without the metric, left out)", output.skipped)
             : "");

@@ -179,7 +179,7 @@ nlohmann::ordered_json compare_json(const std::string& kernel,
   return out;
 }
 
-std::string compare_svg(const std::string& kernel, const std::vector<CompareColumn>& columns) {
+BarChart compare_chart(const std::string& kernel, const std::vector<CompareColumn>& columns) {
   BarChart chart;
   chart.title = "kernel time per config: " + kernel;
   chart.x_label = "config";
@@ -191,7 +191,7 @@ std::string compare_svg(const std::string& kernel, const std::vector<CompareColu
                                           : std::nullopt);
   }
   chart.series.push_back(std::move(series));
-  return bar_chart_svg(chart);
+  return chart;
 }
 
 }  // namespace trnsim::sweep

@@ -201,6 +201,7 @@ PlotOutput plot_results(const std::vector<Record>& records, const PlotRequest& r
       chart.series.push_back(std::move(series));
     }
     output.svg = line_chart_svg(chart);
+    output.csv = line_chart_csv(chart);
     return output;
   }
   BarChart chart{title, request.x, request.y, {}, {}};
@@ -224,6 +225,7 @@ PlotOutput plot_results(const std::vector<Record>& records, const PlotRequest& r
     chart.series.push_back(std::move(series));
   }
   output.svg = bar_chart_svg(chart);
+  output.csv = bar_chart_csv(chart);
   return output;
 }
 

@@ -25,6 +25,7 @@ struct PlotRequest {
 
 struct PlotOutput {
   std::string svg;
+  std::string csv;          ///< the data behind the chart (line_chart_csv / bar_chart_csv)
   std::size_t plotted = 0;  ///< points drawn
   std::size_t skipped = 0;  ///< failed points or points without the metric
 };

@@ -17,6 +17,7 @@
 #include "util/error.hpp"
 #include "util/json_input.hpp"
 #include "util/output_target.hpp"
+#include "util/strings.hpp"
 
 namespace trnsim::sweep {
 
@@ -44,21 +45,10 @@ std::size_t record_index(const Record& record) {
   return record["index"].get<std::size_t>();
 }
 
-/// RFC 4180 field: quoted when it holds a comma, quote or line break.
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string csv_value(const Record& value) {
   if (value.is_null()) return "";
-  if (value.is_string()) return csv_field(value.get<std::string>());
-  return csv_field(value.dump());
+  if (value.is_string()) return util::csv_field(value.get<std::string>());
+  return util::csv_field(value.dump());
 }
 
 void add_column(std::vector<std::string>& columns, const std::string& name) {
@@ -162,7 +152,7 @@ std::string results_csv(const std::vector<Record>& records) {
   for (const char* tail : {"status", "error", "kernel_hash", "config_hash"}) header.push_back(tail);
   std::string out;
   for (std::size_t i = 0; i < header.size(); ++i) {
-    out += (i ? "," : "") + csv_field(header[i]);
+    out += (i ? "," : "") + util::csv_field(header[i]);
   }
   out += "\r\n";
   const Record null_value;

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace trnsim::sweep {
 
@@ -110,17 +111,6 @@ std::string legend(const std::vector<std::string>& names, double x, double y_top
   return out;
 }
 
-/// Ticks of a log axis: powers of ten, else the data's own values when they span one decade.
-std::vector<double> log_ticks(double low, double high, const std::set<double>& data) {
-  std::vector<double> ticks;
-  for (double p = std::pow(10.0, std::floor(std::log10(low))); p <= high * (1 + 1e-9); p *= 10) {
-    if (p >= low * (1 - 1e-9)) ticks.push_back(p);
-  }
-  if (ticks.size() >= 3) return ticks;
-  if (data.size() <= 12) return {data.begin(), data.end()};
-  return {low, high};
-}
-
 }  // namespace
 
 std::string xml_escape(const std::string& text) {
@@ -147,6 +137,75 @@ std::string xml_escape(const std::string& text) {
     }
   }
   return out;
+}
+
+std::string line_chart_csv(const LineChart& chart) {
+  std::string out =
+      "series," + util::csv_field(chart.x_label) + "," + util::csv_field(chart.y_label) + "\n";
+  for (const LineSeries& series : chart.series) {
+    std::vector<std::pair<double, double>> points = series.points;
+    std::stable_sort(points.begin(), points.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [x, y] : points) {
+      out += fmt::format("{},{},{}\n", util::csv_field(series.name), x, y);
+    }
+  }
+  return out;
+}
+
+std::string bar_chart_csv(const BarChart& chart) {
+  std::string out =
+      "series," + util::csv_field(chart.x_label) + "," + util::csv_field(chart.y_label) + "\n";
+  for (const BarSeries& series : chart.series) {
+    for (std::size_t i = 0; i < chart.categories.size(); ++i) {
+      const std::optional<double> value =
+          i < series.values.size() ? series.values[i] : std::nullopt;
+      out += fmt::format("{},{},{}\n", util::csv_field(series.name),
+                         util::csv_field(chart.categories[i]),
+                         value ? fmt::format("{}", *value) : std::string());
+    }
+  }
+  return out;
+}
+
+std::string chart_csv_path(const std::string& svg_path) {
+  constexpr std::string_view kSvg = ".svg";
+  if (svg_path.size() > kSvg.size() &&
+      svg_path.compare(svg_path.size() - kSvg.size(), kSvg.size(), kSvg) == 0) {
+    return svg_path.substr(0, svg_path.size() - kSvg.size()) + ".csv";
+  }
+  return svg_path + ".csv";
+}
+
+std::vector<double> log_ticks(double low, double high, const std::set<double>& data) {
+  constexpr double kSlack = 1e-9;
+  const int first_decade = static_cast<int>(std::floor(std::log10(low) + kSlack));
+  const int last_decade = static_cast<int>(std::ceil(std::log10(high) - kSlack));
+  const int powers_inside = static_cast<int>(std::floor(std::log10(high) + kSlack)) -
+                            static_cast<int>(std::ceil(std::log10(low) - kSlack)) + 1;
+  if (powers_inside >= 2) {
+    // Every power of ten from the one at or below the data to the one at or above it.
+    std::vector<double> ticks;
+    for (int decade = first_decade; decade <= last_decade; ++decade) {
+      ticks.push_back(std::pow(10.0, decade));
+    }
+    return ticks;
+  }
+  // Within about a decade: the data's own values when few, else 1-2-5 steps around them.
+  if (data.size() <= 12) return {data.begin(), data.end()};
+  std::vector<double> steps;
+  for (int decade = first_decade - 1; decade <= last_decade; ++decade) {
+    for (const double mantissa : {1.0, 2.0, 5.0})
+      steps.push_back(mantissa * std::pow(10.0, decade));
+  }
+  std::vector<double> ticks;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const bool below_next = i + 1 < steps.size() && steps[i + 1] <= low * (1 + kSlack);
+    if (below_next) continue;  // a later step is still at or below the data
+    ticks.push_back(steps[i]);
+    if (steps[i] >= high * (1 - kSlack)) break;
+  }
+  return ticks;
 }
 
 std::vector<double> nice_ticks(double low, double high, int target) {

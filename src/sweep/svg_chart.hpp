@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,8 +43,23 @@ struct BarChart {
 std::string line_chart_svg(const LineChart& chart);
 std::string bar_chart_svg(const BarChart& chart);
 
+/// The data behind a chart as CSV, one row per drawn point or bar: columns `series` (the legend
+/// name, empty for a single unnamed series), then the chart's x label, then its y label; numbers
+/// in the shortest form that reads back exactly; a bar drawn "n/a" has an empty y.
+std::string line_chart_csv(const LineChart& chart);
+std::string bar_chart_csv(const BarChart& chart);
+/// Where the data of the chart drawn to `svg_path` goes: the same path with `.csv` in place of
+/// its `.svg` extension (appended when it has none).
+std::string chart_csv_path(const std::string& svg_path);
+
 /// Axis ticks: about `target` round values (1, 2, 5 x 10^k steps) covering [low, high].
 std::vector<double> nice_ticks(double low, double high, int target = 6);
+
+/// Ticks of a log axis over data in [low, high] (> 0), the axis then spanning them: every power
+/// of ten from the one at or below `low` to the one at or above `high` when at least two powers
+/// of ten lie within [low, high]; else the data's own values when there are at most 12 of them;
+/// else 1-2-5 steps from the one at or below `low` to the one at or above `high`.
+std::vector<double> log_ticks(double low, double high, const std::set<double>& data);
 
 /// Escapes &, <, >, " and ' for XML text and attributes.
 std::string xml_escape(const std::string& text);

@@ -21,4 +21,8 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
 /// Joins with a separator: join({"a","b"}, ", ") == "a, b".
 std::string join(const std::vector<std::string>& parts, std::string_view separator);
 
+/// `text` as one RFC 4180 CSV field: quoted (quotes doubled) when it holds a comma, a quote or a
+/// line break, else as is.
+std::string csv_field(std::string_view text);
+
 }  // namespace trnsim::util

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <set>
+
 #include "sweep/compare.hpp"
 #include "sweep/plot.hpp"
 #include "sweep/svg_chart.hpp"
@@ -37,6 +40,32 @@ TEST(SvgChart, NiceTicks) {
   ASSERT_EQ(ticks.size(), 4u);
   EXPECT_DOUBLE_EQ(ticks.front(), 0.1);
   EXPECT_DOUBLE_EQ(ticks.back(), 0.4);
+}
+
+TEST(SvgChart, LogTicksAreDecadesWhenTheDataCrossTwoOfThem) {
+  // 8.1 .. 126 holds 10 and 100: the axis runs from 1 (below 8.1) to 1000 (above 126).
+  std::set<double> many;
+  for (int i = 0; i < 15; ++i) many.insert(8.1 * std::pow(126 / 8.1, i / 14.0));
+  EXPECT_EQ(log_ticks(8.1, 126, many), (std::vector<double>{1, 10, 100, 1000}));
+  // Exactly 10 .. 100: both ends are the decades.
+  EXPECT_EQ(log_ticks(10, 100, {10, 20, 50, 100}), (std::vector<double>{10, 100}));
+}
+
+TEST(SvgChart, LogTicksWithinADecadeAreTheDataOr125Steps) {
+  // 650, 1300, 2600 hold one power of ten only: the three values themselves.
+  EXPECT_EQ(log_ticks(650, 2600, {650, 1300, 2600}), (std::vector<double>{650, 1300, 2600}));
+  // 13 values from 3 to 40: 1-2-5 steps from 2 (the last at or below 3) to 50 (first >= 40).
+  std::set<double> many;
+  for (int i = 0; i < 13; ++i) many.insert(3 + i * (37.0 / 12));
+  EXPECT_EQ(log_ticks(3, 40, many), (std::vector<double>{2, 5, 10, 20, 50}));
+}
+
+TEST(SvgChart, TheCsvBehindALineChartHasEveryPointInXOrder) {
+  LineChart chart{"t",   "F",   "time, us",
+                  false, false, {{"T = 1", {{256, 2.5}, {128, 1}}}, {"", {{128, 0.1}}}}};
+  EXPECT_EQ(line_chart_csv(chart), "series,F,\"time, us\"\nT = 1,128,1\nT = 1,256,2.5\n,128,0.1\n");
+  EXPECT_EQ(chart_csv_path("plots/a.svg"), "plots/a.csv");
+  EXPECT_EQ(chart_csv_path("plots/a"), "plots/a.csv");
 }
 
 TEST(SvgChart, EscapesText) {
@@ -121,7 +150,10 @@ TEST(Compare, TableWithSpeedupAndInvalidColumn) {
   const auto as_json = compare_json("k.json", columns);
   EXPECT_EQ(as_json["columns"][1]["speedup"], 2.5);
   EXPECT_EQ(as_json["columns"][2]["error"], "k.json: needs 300 KiB");
-  EXPECT_NE(compare_svg("k.json", columns).find("n/a"), std::string::npos);
+  const BarChart chart = compare_chart("k.json", columns);
+  EXPECT_NE(bar_chart_svg(chart).find("n/a"), std::string::npos);
+  // The CSV: one row per config, the failed config's time empty.
+  EXPECT_EQ(bar_chart_csv(chart), "series,config,kernel time (us)\n,trn1,10\n,trn2,4\n,trn3,\n");
 }
 
 }  // namespace
