@@ -25,6 +25,7 @@ void register_run_command(CLI::App& app, CommandContext& context) {
     // Result files (report/run_outputs.hpp, docs/outputs.md)
     report::RunOutputOptions outputs;
     std::string trace_window;
+    std::string trace_detail = "dma";
     bool no_run_ahead = false;
     ProgressChoice progress;
   };
@@ -39,6 +40,10 @@ void register_run_command(CLI::App& app, CommandContext& context) {
                   "Write at most N slices to the trace (0 = no limit)");
   run->add_option("--trace-window", options->trace_window,
                   "Only trace slices overlapping BEGIN_US:END_US (either side may be empty)");
+  run->add_option("--trace-detail", options->trace_detail,
+                  "What the trace holds: instructions, dma (also DMA transfers; the default) or "
+                  "packets (also the packet model's DMA packets)")
+      ->capture_default_str();
   run->add_option("--profile", options->outputs.profile_path,
                   "Write one CSV row per instruction (columns: docs/outputs.md)");
   run->add_option("--dma-profile", options->outputs.dma_profile_path,
@@ -53,6 +58,7 @@ void register_run_command(CLI::App& app, CommandContext& context) {
                 "same: a check of the simulator, docs/architecture.md)");
   add_progress_options(run, options->progress);
   run->callback([options, &context] {
+    report::parse_trace_detail(options->trace_detail, options->outputs.trace);
     if (!options->trace_window.empty()) {
       report::parse_trace_window(options->trace_window, options->outputs.trace);
     }

@@ -45,6 +45,19 @@ struct TraceWriter::ChipCounters {
   std::vector<std::unique_ptr<RateCounter>> stack_packets;    ///< by stack, kPacket events
 };
 
+void parse_trace_detail(const std::string& text, TraceOptions& options) {
+  if (text == "instructions") {
+    options.detail = TraceDetail::kInstructions;
+  } else if (text == "dma") {
+    options.detail = TraceDetail::kDma;
+  } else if (text == "packets") {
+    options.detail = TraceDetail::kPackets;
+  } else {
+    throw InputError("--trace-detail",
+                     "expected instructions, dma or packets, found '" + text + "'");
+  }
+}
+
 void parse_trace_window(const std::string& text, TraceOptions& options) {
   const std::string where = "--trace-window " + text;
   const std::size_t colon = text.find(':');
@@ -266,6 +279,8 @@ void TraceWriter::instruction(const core::InstructionTiming& timing) {
   const std::uint64_t tid = place(core, process, sequencer_track(instruction), start, end);
   const InstructionLabels::StatementText& text = labels_.statement(instruction.source.statement);
   const bool is_dma = instruction.engine == Engine::kDma;
+  if (timing.wait_ns > 0) write_flow(core, timing.waited_on_sequence, tid, start);
+  remember(core, instruction.sequence, tid, start, end, false);
 
   TextBuffer& out =
       begin_slice(text, is_dma ? "dma_trigger" : kernel::engine_name(instruction.engine), core, tid,
@@ -343,6 +358,10 @@ void TraceWriter::dma(const core::DmaEvent& event) {
     stacks[stack]->add(event.start_ns, event.end_ns, hbm_bytes);
   }
 
+  if (options_.detail == TraceDetail::kInstructions ||
+      (packet && options_.detail != TraceDetail::kPackets)) {
+    return;
+  }
   const std::int64_t start = round_ns(event.start_ns);
   const std::int64_t end = std::max(start, round_ns(event.end_ns));
   if (!admit(start, end)) return;
@@ -356,6 +375,7 @@ void TraceWriter::dma(const core::DmaEvent& event) {
   }
   const std::uint64_t tid = place(core, process, track, start, end);
   const InstructionLabels::StatementText& text = labels_.statement(event.source.statement);
+  if (!packet) remember(core, event.id, tid, start, end, true);
 
   TextBuffer& out = begin_slice(text, packet ? "dma_packet" : "dma_transfer", core, tid, start, end,
                                 event.opcode, event.id, event.source);
@@ -373,6 +393,33 @@ void TraceWriter::dma(const core::DmaEvent& event) {
                  : 0.0);
   out << "}}";
   file_.maybe_flush();
+}
+
+void TraceWriter::remember(std::uint32_t core, std::uint64_t sequence, std::uint64_t tid,
+                           std::int64_t start_ns, std::int64_t end_ns, bool transfer) {
+  const std::uint64_t key = slice_key(core, sequence);
+  RecentSlice& slot = recent_slot(key);
+  if (slot.key == key && slot.transfer && !transfer) return;  // the transfer is what was waited on
+  slot = {key, tid, start_ns, end_ns, transfer};
+}
+
+void TraceWriter::write_flow(std::uint32_t core, std::uint64_t producer, std::uint64_t tid,
+                             std::int64_t start_ns) {
+  const std::uint64_t key = slice_key(core, producer);
+  const RecentSlice& from = recent_slot(key);
+  if (from.key != key) return;
+  // The arrow leaves from inside the producer's slice (its last ns) and binds to the slice
+  // that encloses its end ("bp":"e"): the waiting instruction's, which starts there.
+  const std::int64_t from_ts = std::max(from.start_ns, from.end_ns - 1);
+  const std::uint64_t id = ++flows_written_;
+  TextBuffer& out = begin_event();
+  out << "{\"name\":\"dependency\",\"cat\":\"dependency\",\"ph\":\"s\",\"id\":" << id
+      << ",\"pid\":" << core << ",\"tid\":" << from.tid << ",\"ts\":";
+  out.us_from_ns(from_ts) << "}";
+  TextBuffer& in = begin_event();
+  in << "{\"name\":\"dependency\",\"cat\":\"dependency\",\"ph\":\"f\",\"bp\":\"e\",\"id\":" << id
+     << ",\"pid\":" << core << ",\"tid\":" << tid << ",\"ts\":";
+  in.us_from_ns(start_ns) << "}";
 }
 
 void TraceWriter::write_counter_sample(std::uint64_t pid, std::string_view name_json,

@@ -3,7 +3,8 @@
 // (HBM bandwidth counters); one complete ("X") event per instruction and per DMA transfer/packet.
 // Streamed while the simulation runs; memory is bounded by the kernel's JSON, the tracks and the
 // counter bins, never by the event count. Deterministic: whole ns printed as us, 3 decimals.
-// Leaves out flow arrows between dependent slices (the waited-on producer is in the args).
+// A dependency wait is drawn as a flow arrow from the producer's slice (for a DMA, its transfer)
+// to the waiting instruction's, when the producer is among the last 65,536 slices written.
 #pragma once
 
 #include <cstdint>
@@ -21,8 +22,13 @@
 
 namespace trnsim::report {
 
+/// What the trace holds (--trace-detail): instruction slices only; also DMA transfer slices
+/// (the default); also the packet model's per-packet slices. Counters are written at every level.
+enum class TraceDetail : std::uint8_t { kInstructions, kDma, kPackets };
+
 struct TraceOptions {
   std::uint64_t max_slices = 0;  ///< slices (X events) to write at most; 0 = no limit
+  TraceDetail detail = TraceDetail::kDma;
   /// Only slices overlapping [window_begin_ns, window_end_ns] are written (counters likewise).
   double window_begin_ns = 0;
   double window_end_ns = std::numeric_limits<double>::infinity();
@@ -40,6 +46,9 @@ struct TraceSystem {
   std::uint64_t psum_partition_bytes = 0;
   nlohmann::json metadata = nlohmann::json::object();  ///< written as "otherData.trnsim"
 };
+
+/// Parses "--trace-detail instructions|dma|packets" into `options`; InputError otherwise.
+void parse_trace_detail(const std::string& text, TraceOptions& options);
 
 /// Parses "--trace-window BEGIN_US:END_US" (either side may be empty) into `options`.
 /// Throws InputError naming the option for a malformed or empty window.
@@ -79,6 +88,7 @@ class TraceWriter {
   void finish(double kernel_ns);
 
   std::uint64_t slices_written() const { return slices_written_; }
+  std::uint64_t flows_written() const { return flows_written_; }
   std::uint64_t slices_dropped() const { return slices_over_limit_ + slices_outside_window_; }
 
  private:
@@ -114,6 +124,24 @@ class TraceWriter {
   void write_counter(std::uint64_t pid, const std::string& name, const RateCounter& counter,
                      double end_ns);
   ChipCounters& chip_counters(std::uint32_t chip);
+  /// A written slice that a later dependency wait may point back to.
+  struct RecentSlice {
+    std::uint64_t key = ~std::uint64_t{0};  ///< core << 40 ^ sequence
+    std::uint64_t tid = 0;
+    std::int64_t start_ns = 0;
+    std::int64_t end_ns = 0;
+    bool transfer = false;  ///< a DMA transfer (kept over its trigger's slice)
+  };
+  static std::uint64_t slice_key(std::uint32_t core, std::uint64_t sequence) {
+    return std::uint64_t{core} << 40 ^ sequence;
+  }
+  RecentSlice& recent_slot(std::uint64_t key) { return recent_[key & (recent_.size() - 1)]; }
+  void remember(std::uint32_t core, std::uint64_t sequence, std::uint64_t tid,
+                std::int64_t start_ns, std::int64_t end_ns, bool transfer);
+  /// An arrow from the remembered slice of `producer` (if any) to the slice on `tid` that
+  /// starts at `start_ns`.
+  void write_flow(std::uint32_t core, std::uint64_t producer, std::uint64_t tid,
+                  std::int64_t start_ns);
 
   OutputFile file_;
   InstructionLabels labels_;
@@ -126,6 +154,8 @@ class TraceWriter {
   std::vector<std::unique_ptr<RateCounter>> core_dma_rate_;
   bool first_event_ = true;
   bool limit_marked_ = false;
+  std::vector<RecentSlice> recent_ = std::vector<RecentSlice>(std::size_t{1} << 16);
+  std::uint64_t flows_written_ = 0;
   std::uint64_t slices_written_ = 0;
   std::uint64_t slices_over_limit_ = 0;
   std::uint64_t slices_outside_window_ = 0;

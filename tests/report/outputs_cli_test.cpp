@@ -128,6 +128,26 @@ TEST_F(RunOutputsTest, TheTraceHasOneSlicePerInstructionAndNoOverlapPerTrack) {
           << "pid " << track.first << " tid " << track.second;
     }
   }
+  // Every dependency arrow has both ends, each inside a slice of its track (whole ns).
+  std::map<std::uint64_t, std::vector<const json*>> flows;
+  for (const json& event : trace_["traceEvents"]) {
+    if (event["ph"] == "s" || event["ph"] == "f") flows[event["id"]].push_back(&event);
+  }
+  EXPECT_FALSE(flows.empty());
+  for (const auto& [id, ends] : flows) {
+    ASSERT_EQ(ends.size(), 2u) << "flow " << id;
+    EXPECT_EQ((*ends[0])["ph"], "s") << "flow " << id;
+    EXPECT_EQ((*ends[1])["ph"], "f") << "flow " << id;
+    for (const json* end : ends) {
+      const long ts = std::lround((*end)["ts"].get<double>() * 1000);
+      const auto& slices = tracks[{(*end)["pid"], (*end)["tid"]}];
+      EXPECT_TRUE(std::any_of(slices.begin(), slices.end(),
+                              [&](const std::pair<long, long>& slice) {
+                                return slice.first <= ts && ts <= slice.second;
+                              }))
+          << "flow " << id << " end at " << ts << " ns outside every slice of its track";
+    }
+  }
   // The golden kernel runs on 2 cores of one Trainium2 chip.
   EXPECT_EQ(processes[0], "NeuronCore 0 (chip 0, pid 0)");
   EXPECT_EQ(processes[1], "NeuronCore 1 (chip 0, pid 1)");

@@ -242,6 +242,7 @@ TEST_F(TraceWriterTest, DmaTransfersAndPacketsHaveQueueAndEngineTracksAndCounter
 
   TraceOptions options;
   options.counter_bin_ns = 1000;
+  options.detail = TraceDetail::kPackets;
   TraceWriter writer(path_, golden_.program(), system(), options);
   writer.dma(packet);
   writer.dma(transfer);
@@ -282,6 +283,69 @@ TEST_F(TraceWriterTest, DmaTransfersAndPacketsHaveQueueAndEngineTracksAndCounter
   EXPECT_EQ(counters["0 DMA bandwidth"], expected);
   EXPECT_EQ(process_name(trace, 1000000), "chip 0");
   expect_no_overlap(trace);
+}
+
+TEST_F(TraceWriterTest, TheDetailLevelChoosesTransferAndPacketSlices) {
+  const kernel::Instruction& load = golden_.first(Opcode::kDmaCopy);
+  core::DmaEvent transfer = core::dma_event_of(0, load.sequence, load);
+  transfer.start_ns = 1000;
+  transfer.end_ns = 3000;
+  core::DmaEvent packet = transfer;
+  packet.kind = core::DmaEvent::Kind::kPacket;
+  packet.dma_engine = 0;
+  const std::vector<std::pair<TraceDetail, std::vector<std::string>>> expected = {
+      {TraceDetail::kInstructions, {"tensor"}},
+      {TraceDetail::kDma, {"tensor", "dma_transfer"}},
+      {TraceDetail::kPackets, {"tensor", "dma_packet", "dma_transfer"}}};
+  for (const auto& [detail, categories] : expected) {
+    TraceOptions options;
+    options.detail = detail;
+    TraceWriter writer(path_, golden_.program(), system(), options);
+    writer.instruction(timing_of(golden_.first(Opcode::kNcMatmul), 3000, 3100));
+    writer.dma(packet);
+    writer.dma(transfer);
+    std::vector<std::string> written;
+    for (const json& slice : events_with_phase(finish_and_parse(writer, 3100), "X")) {
+      written.push_back(slice["cat"]);
+    }
+    EXPECT_EQ(written, categories);
+  }
+}
+
+TEST_F(TraceWriterTest, AWaitIsAnArrowFromTheProducersSliceToTheWaitingOne) {
+  const kernel::Instruction& load = golden_.first(Opcode::kDmaCopy);
+  const kernel::Instruction& matmul = golden_.first(Opcode::kNcMatmul);
+  core::DmaEvent transfer = core::dma_event_of(0, load.sequence, load);
+  transfer.queue = 1;  // sync queue 1: track 6 + 4 * 16 + 1 = 71, tid 72
+  transfer.start_ns = 1000;
+  transfer.end_ns = 3000;
+  core::InstructionTiming waiting = timing_of(matmul, 3050, 3150);
+  waiting.wait_ns = 3050;
+  waiting.waited_on = Engine::kDma;
+  waiting.waited_on_sequence = load.sequence;
+  core::InstructionTiming unknown_producer = timing_of(matmul, 4000, 4100);
+  unknown_producer.wait_ns = 10;
+  unknown_producer.waited_on_sequence = load.sequence + 1000;  // never written
+
+  TraceWriter writer(path_, golden_.program(), system(), {});
+  writer.instruction(timing_of(load, 0, 0));  // the trigger: the transfer is kept over it
+  writer.dma(transfer);
+  writer.instruction(waiting);
+  writer.instruction(unknown_producer);
+  EXPECT_EQ(writer.flows_written(), 1u);
+  const json trace = finish_and_parse(writer, 4100);
+
+  const std::vector<json> from = events_with_phase(trace, "s");
+  const std::vector<json> to = events_with_phase(trace, "f");
+  ASSERT_EQ(from.size(), 1u);
+  ASSERT_EQ(to.size(), 1u);
+  EXPECT_EQ(from[0]["id"], to[0]["id"]);
+  // Leaves from the transfer's last ns, arrives where the matmul starts (bound to its slice).
+  EXPECT_EQ(from[0]["tid"], 72);
+  EXPECT_DOUBLE_EQ(from[0]["ts"].get<double>(), 2.999);
+  EXPECT_EQ(to[0]["tid"], 1);
+  EXPECT_DOUBLE_EQ(to[0]["ts"].get<double>(), 3.05);
+  EXPECT_EQ(to[0]["bp"], "e");
 }
 
 TEST_F(TraceWriterTest, CountersInAWindowStartWithTheValueAtItsBegin) {
@@ -348,6 +412,17 @@ TEST_F(TraceWriterTest, AnUnfinishedTraceLeavesNoFile) {
   }  // the run failed: no finish()
   EXPECT_FALSE(std::filesystem::exists(path_));
   EXPECT_FALSE(std::filesystem::exists(path_ + ".tmp"));
+}
+
+TEST(TraceDetailOption, NamesTheThreeLevels) {
+  TraceOptions options;
+  parse_trace_detail("instructions", options);
+  EXPECT_EQ(options.detail, TraceDetail::kInstructions);
+  parse_trace_detail("packets", options);
+  EXPECT_EQ(options.detail, TraceDetail::kPackets);
+  parse_trace_detail("dma", options);
+  EXPECT_EQ(options.detail, TraceDetail::kDma);
+  EXPECT_THROW(parse_trace_detail("all", options), InputError);
 }
 
 TEST(TraceWindow, ParsesMicrosecondBoundsWithOptionalSides) {
