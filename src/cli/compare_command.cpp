@@ -135,10 +135,9 @@ void register_compare_command(CLI::App& app, CommandContext& context) {
       std::cout << sweep::compare_table(title, columns);
     }
     if (!options->svg.empty()) {
-      const sweep::BarChart chart = sweep::compare_chart(title, columns);
-      sweep::write_file_atomically(options->svg, sweep::bar_chart_svg(chart));
-      sweep::write_file_atomically(sweep::chart_csv_path(options->svg),
-                                   sweep::bar_chart_csv(chart));
+      const util::BarChart chart = sweep::compare_chart(title, columns);
+      sweep::write_file_atomically(options->svg, util::bar_chart_svg(chart));
+      sweep::write_file_atomically(util::chart_csv_path(options->svg), util::bar_chart_csv(chart));
     }
     std::size_t failed = 0;
     for (const sweep::CompareColumn& column : columns) failed += column.run.ok ? 0 : 1;

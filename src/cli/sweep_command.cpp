@@ -12,12 +12,12 @@
 #include "cli/commands.hpp"
 #include "cli/progress_options.hpp"
 #include "sweep/driver.hpp"
-#include "sweep/svg_chart.hpp"
 #include "sweep/plot.hpp"
 #include "sweep/results.hpp"
 #include "sweep/spec.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
+#include "util/svg_chart.hpp"
 
 namespace trnsim::cli {
 namespace {
@@ -247,7 +247,7 @@ void register_sweep_command(CLI::App& app, CommandContext& context) {
     sweep::sort_by_index(records);
     const sweep::PlotOutput output = sweep::plot_results(records, request);
     write_text_file(plot_options->output, output.svg);
-    const std::string csv_path = sweep::chart_csv_path(plot_options->output);
+    const std::string csv_path = util::chart_csv_path(plot_options->output);
     write_text_file(csv_path, output.csv);
     std::cerr << fmt::format(
         "trnsim: plotted {} points to {} (data in {}){}\n", output.plotted, plot_options->output,

@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "sweep/metrics.hpp"
-#include "sweep/svg_chart.hpp"
+#include "util/svg_chart.hpp"
 
 namespace trnsim::sweep {
 
@@ -179,12 +179,12 @@ nlohmann::ordered_json compare_json(const std::string& kernel,
   return out;
 }
 
-BarChart compare_chart(const std::string& kernel, const std::vector<CompareColumn>& columns) {
-  BarChart chart;
+util::BarChart compare_chart(const std::string& kernel, const std::vector<CompareColumn>& columns) {
+  util::BarChart chart;
   chart.title = "kernel time per config: " + kernel;
   chart.x_label = "config";
   chart.y_label = "kernel time (us)";
-  BarSeries series{"", {}};
+  util::BarSeries series{"", {}};
   for (const auto& column : columns) {
     chart.categories.push_back(column.config);
     series.values.push_back(column.run.ok ? number_at(column.run.statistics, "/time/kernel_us")

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "sweep/driver.hpp"
-#include "sweep/svg_chart.hpp"
+#include "util/svg_chart.hpp"
 
 namespace trnsim::sweep {
 
@@ -26,6 +26,6 @@ nlohmann::ordered_json compare_json(const std::string& kernel,
                                     const std::vector<CompareColumn>& columns);
 
 /// A bar chart of kernel time per config.
-BarChart compare_chart(const std::string& kernel, const std::vector<CompareColumn>& columns);
+util::BarChart compare_chart(const std::string& kernel, const std::vector<CompareColumn>& columns);
 
 }  // namespace trnsim::sweep

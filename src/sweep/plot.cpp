@@ -9,9 +9,9 @@
 
 #include "sweep/metrics.hpp"
 #include "sweep/run_request.hpp"
-#include "sweep/svg_chart.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
+#include "util/svg_chart.hpp"
 
 namespace trnsim::sweep {
 
@@ -192,19 +192,19 @@ PlotOutput plot_results(const std::vector<Record>& records, const PlotRequest& r
                                      [](const Entry& entry) { return entry.x.is_number(); });
   output.plotted = entries.size();
   if (numeric_x && !request.bars) {
-    LineChart chart{title, request.x, request.y, request.log_x, request.log_y, {}};
+    util::LineChart chart{title, request.x, request.y, request.log_x, request.log_y, {}};
     for (const std::string& name : series_names) {
-      LineSeries series{legend_name(name), {}};
+      util::LineSeries series{legend_name(name), {}};
       for (const Entry& entry : entries) {
         if (entry.series == name) series.points.emplace_back(entry.x.get<double>(), entry.y);
       }
       chart.series.push_back(std::move(series));
     }
-    output.svg = line_chart_svg(chart);
-    output.csv = line_chart_csv(chart);
+    output.svg = util::line_chart_svg(chart);
+    output.csv = util::line_chart_csv(chart);
     return output;
   }
-  BarChart chart{title, request.x, request.y, {}, {}};
+  util::BarChart chart{title, request.x, request.y, {}, {}};
   for (const Entry& entry : entries) {
     const std::string category = value_text(entry.x);
     if (std::find(chart.categories.begin(), chart.categories.end(), category) ==
@@ -213,8 +213,8 @@ PlotOutput plot_results(const std::vector<Record>& records, const PlotRequest& r
     }
   }
   for (const std::string& name : series_names) {
-    BarSeries series{legend_name(name),
-                     std::vector<std::optional<double>>(chart.categories.size())};
+    util::BarSeries series{legend_name(name),
+                           std::vector<std::optional<double>>(chart.categories.size())};
     for (const Entry& entry : entries) {
       if (entry.series != name) continue;
       const auto at =
@@ -224,8 +224,8 @@ PlotOutput plot_results(const std::vector<Record>& records, const PlotRequest& r
     }
     chart.series.push_back(std::move(series));
   }
-  output.svg = bar_chart_svg(chart);
-  output.csv = bar_chart_csv(chart);
+  output.svg = util::bar_chart_svg(chart);
+  output.csv = util::bar_chart_csv(chart);
   return output;
 }
 

@@ -5,8 +5,8 @@
 
 #include "sweep/compare.hpp"
 #include "sweep/plot.hpp"
-#include "sweep/svg_chart.hpp"
 #include "util/error.hpp"
+#include "util/svg_chart.hpp"
 
 namespace trnsim::sweep {
 namespace {
@@ -32,11 +32,11 @@ Record point(std::size_t index, int t, int f, double time_us, const std::string&
 
 TEST(SvgChart, NiceTicks) {
   // (10 - 0) / 5 = 2 -> step 2.
-  EXPECT_EQ(nice_ticks(0, 10), (std::vector<double>{0, 2, 4, 6, 8, 10}));
+  EXPECT_EQ(util::nice_ticks(0, 10), (std::vector<double>{0, 2, 4, 6, 8, 10}));
   // 47 / 5 = 9.4 -> the next of 1, 2, 2.5, 5, 10 x 10^0 is 10.
-  EXPECT_EQ(nice_ticks(0, 47), (std::vector<double>{0, 10, 20, 30, 40, 50}));
+  EXPECT_EQ(util::nice_ticks(0, 47), (std::vector<double>{0, 10, 20, 30, 40, 50}));
   // 0.3 / 5 = 0.06 -> magnitude 0.01, step 0.1 (10 x 0.01); covers [0.1, 0.4].
-  const auto ticks = nice_ticks(0.1, 0.4);
+  const auto ticks = util::nice_ticks(0.1, 0.4);
   ASSERT_EQ(ticks.size(), 4u);
   EXPECT_DOUBLE_EQ(ticks.front(), 0.1);
   EXPECT_DOUBLE_EQ(ticks.back(), 0.4);
@@ -46,32 +46,33 @@ TEST(SvgChart, LogTicksAreDecadesWhenTheDataCrossTwoOfThem) {
   // 8.1 .. 126 holds 10 and 100: the axis runs from 1 (below 8.1) to 1000 (above 126).
   std::set<double> many;
   for (int i = 0; i < 15; ++i) many.insert(8.1 * std::pow(126 / 8.1, i / 14.0));
-  EXPECT_EQ(log_ticks(8.1, 126, many), (std::vector<double>{1, 10, 100, 1000}));
+  EXPECT_EQ(util::log_ticks(8.1, 126, many), (std::vector<double>{1, 10, 100, 1000}));
   // Exactly 10 .. 100: both ends are the decades.
-  EXPECT_EQ(log_ticks(10, 100, {10, 20, 50, 100}), (std::vector<double>{10, 100}));
+  EXPECT_EQ(util::log_ticks(10, 100, {10, 20, 50, 100}), (std::vector<double>{10, 100}));
 }
 
 TEST(SvgChart, LogTicksWithinADecadeAreTheDataOr125Steps) {
   // 650, 1300, 2600 hold one power of ten only: the three values themselves.
-  EXPECT_EQ(log_ticks(650, 2600, {650, 1300, 2600}), (std::vector<double>{650, 1300, 2600}));
+  EXPECT_EQ(util::log_ticks(650, 2600, {650, 1300, 2600}), (std::vector<double>{650, 1300, 2600}));
   // 13 values from 3 to 40: 1-2-5 steps from 2 (the last at or below 3) to 50 (first >= 40).
   std::set<double> many;
   for (int i = 0; i < 13; ++i) many.insert(3 + i * (37.0 / 12));
-  EXPECT_EQ(log_ticks(3, 40, many), (std::vector<double>{2, 5, 10, 20, 50}));
+  EXPECT_EQ(util::log_ticks(3, 40, many), (std::vector<double>{2, 5, 10, 20, 50}));
 }
 
 TEST(SvgChart, TheCsvBehindALineChartHasEveryPointInXOrder) {
-  LineChart chart{"t",   "F",   "time, us",
-                  false, false, {{"T = 1", {{256, 2.5}, {128, 1}}}, {"", {{128, 0.1}}}}};
-  EXPECT_EQ(line_chart_csv(chart), "series,F,\"time, us\"\nT = 1,128,1\nT = 1,256,2.5\n,128,0.1\n");
-  EXPECT_EQ(chart_csv_path("plots/a.svg"), "plots/a.csv");
-  EXPECT_EQ(chart_csv_path("plots/a"), "plots/a.csv");
+  util::LineChart chart{"t",   "F",   "time, us",
+                        false, false, {{"T = 1", {{256, 2.5}, {128, 1}}}, {"", {{128, 0.1}}}}};
+  EXPECT_EQ(util::line_chart_csv(chart),
+            "series,F,\"time, us\"\nT = 1,128,1\nT = 1,256,2.5\n,128,0.1\n");
+  EXPECT_EQ(util::chart_csv_path("plots/a.svg"), "plots/a.csv");
+  EXPECT_EQ(util::chart_csv_path("plots/a"), "plots/a.csv");
 }
 
 TEST(SvgChart, EscapesText) {
-  EXPECT_EQ(xml_escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
-  LineChart chart{"t<1>", "x", "y", false, false, {{"s&1", {{1, 2}, {2, 3}}}}};
-  const std::string svg = line_chart_svg(chart);
+  EXPECT_EQ(util::xml_escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+  util::LineChart chart{"t<1>", "x", "y", false, false, {{"s&1", {{1, 2}, {2, 3}}}}};
+  const std::string svg = util::line_chart_svg(chart);
   EXPECT_NE(svg.find("t&lt;1&gt;"), std::string::npos);
   EXPECT_EQ(svg.find("t<1>"), std::string::npos);
 }
@@ -150,10 +151,11 @@ TEST(Compare, TableWithSpeedupAndInvalidColumn) {
   const auto as_json = compare_json("k.json", columns);
   EXPECT_EQ(as_json["columns"][1]["speedup"], 2.5);
   EXPECT_EQ(as_json["columns"][2]["error"], "k.json: needs 300 KiB");
-  const BarChart chart = compare_chart("k.json", columns);
-  EXPECT_NE(bar_chart_svg(chart).find("n/a"), std::string::npos);
+  const util::BarChart chart = compare_chart("k.json", columns);
+  EXPECT_NE(util::bar_chart_svg(chart).find("n/a"), std::string::npos);
   // The CSV: one row per config, the failed config's time empty.
-  EXPECT_EQ(bar_chart_csv(chart), "series,config,kernel time (us)\n,trn1,10\n,trn2,4\n,trn3,\n");
+  EXPECT_EQ(util::bar_chart_csv(chart),
+            "series,config,kernel time (us)\n,trn1,10\n,trn2,4\n,trn3,\n");
 }
 
 }  // namespace

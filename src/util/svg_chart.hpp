@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace trnsim::sweep {
+namespace trnsim::util {
 
 struct LineSeries {
   std::string name;                               ///< legend entry ("" for a single series)
@@ -64,4 +64,4 @@ std::vector<double> log_ticks(double low, double high, const std::set<double>& d
 /// Escapes &, <, >, " and ' for XML text and attributes.
 std::string xml_escape(const std::string& text);
 
-}  // namespace trnsim::sweep
+}  // namespace trnsim::util

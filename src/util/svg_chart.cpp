@@ -1,4 +1,4 @@
-#include "sweep/svg_chart.hpp"
+#include "util/svg_chart.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
-namespace trnsim::sweep {
+namespace trnsim::util {
 
 namespace {
 
@@ -140,28 +140,25 @@ std::string xml_escape(const std::string& text) {
 }
 
 std::string line_chart_csv(const LineChart& chart) {
-  std::string out =
-      "series," + util::csv_field(chart.x_label) + "," + util::csv_field(chart.y_label) + "\n";
+  std::string out = "series," + csv_field(chart.x_label) + "," + csv_field(chart.y_label) + "\n";
   for (const LineSeries& series : chart.series) {
     std::vector<std::pair<double, double>> points = series.points;
     std::stable_sort(points.begin(), points.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     for (const auto& [x, y] : points) {
-      out += fmt::format("{},{},{}\n", util::csv_field(series.name), x, y);
+      out += fmt::format("{},{},{}\n", csv_field(series.name), x, y);
     }
   }
   return out;
 }
 
 std::string bar_chart_csv(const BarChart& chart) {
-  std::string out =
-      "series," + util::csv_field(chart.x_label) + "," + util::csv_field(chart.y_label) + "\n";
+  std::string out = "series," + csv_field(chart.x_label) + "," + csv_field(chart.y_label) + "\n";
   for (const BarSeries& series : chart.series) {
     for (std::size_t i = 0; i < chart.categories.size(); ++i) {
       const std::optional<double> value =
           i < series.values.size() ? series.values[i] : std::nullopt;
-      out += fmt::format("{},{},{}\n", util::csv_field(series.name),
-                         util::csv_field(chart.categories[i]),
+      out += fmt::format("{},{},{}\n", csv_field(series.name), csv_field(chart.categories[i]),
                          value ? fmt::format("{}", *value) : std::string());
     }
   }
@@ -378,4 +375,4 @@ std::string bar_chart_svg(const BarChart& chart) {
   return out;
 }
 
-}  // namespace trnsim::sweep
+}  // namespace trnsim::util
