@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages trnsim needs, only those missing. Uses sudo when not root.
 # python3 runs the NKI front end (src/frontend); NKI kernels commonly import numpy.
+# Usage: install-deps.sh [--test]   (--test: also what the tests use: Chromium renders the HTML
+# reports; util-linux `script`, which gives the progress test a terminal, is in Debian's base)
 set -euo pipefail
 packages=(build-essential cmake pkg-config libsystemc-dev libboost-dev libspdlog-dev libfmt-dev
           nlohmann-json3-dev libcli11-dev libgtest-dev googletest python3 python3-numpy)
+if [ "${1:-}" = "--test" ]; then
+  packages+=(chromium)
+fi
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -53,6 +53,9 @@ void register_run_command(CLI::App& app, CommandContext& context) {
                   "(columns: docs/outputs.md)");
   run->add_option("--stats", options->outputs.stats_path,
                   "Write the statistics with provenance (resolved config, kernel hash) as JSON");
+  run->add_option("--report", options->outputs.report_path,
+                  "Write a self-contained HTML report: summary, utilisation over time, roofline, "
+                  "stalls, source lines (docs/outputs.md)");
   run->add_flag("--no-run-ahead", options->no_run_ahead,
                 "Keep every core in step with the SystemC kernel (slower; the results are the "
                 "same: a check of the simulator, docs/architecture.md)");

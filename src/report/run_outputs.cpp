@@ -26,6 +26,9 @@ RunOutputs::RunOutputs(const RunOutputOptions& options, const kernel::PreparedKe
     dma_profile_ =
         std::make_unique<DmaProfileWriter>(options.dma_profile_path, program, cores_per_chip);
   }
+  if (!options.report_path.empty()) {
+    html_report_ = std::make_unique<HtmlReport>(options.report_path, program, kernel.cores);
+  }
   if (!options.source_lines_path.empty()) {
     source_lines_file_ = std::make_unique<OutputFile>(options.source_lines_path, "--profile-lines");
   }
@@ -41,11 +44,13 @@ core::InstructionObserver RunOutputs::instruction_observer() {
   TraceWriter* trace = trace_.get();
   ProfileWriter* profile = profile_.get();
   SourceLineProfile* lines = source_lines_.get();
-  if (trace == nullptr && profile == nullptr && lines == nullptr) return {};
-  return [trace, profile, lines](const core::InstructionTiming& timing) {
+  HtmlReport* html = html_report_.get();
+  if (trace == nullptr && profile == nullptr && lines == nullptr && html == nullptr) return {};
+  return [trace, profile, lines, html](const core::InstructionTiming& timing) {
     if (trace != nullptr) trace->instruction(timing);
     if (profile != nullptr) profile->instruction(timing);
     if (lines != nullptr) lines->instruction(timing);
+    if (html != nullptr) html->instruction(timing);
   };
 }
 
@@ -53,11 +58,13 @@ core::DmaObserver RunOutputs::dma_observer() {
   TraceWriter* trace = trace_.get();
   DmaProfileWriter* dma_profile = dma_profile_.get();
   SourceLineProfile* lines = source_lines_.get();
-  if (trace == nullptr && dma_profile == nullptr && lines == nullptr) return {};
-  return [trace, dma_profile, lines](const core::DmaEvent& event) {
+  HtmlReport* html = html_report_.get();
+  if (trace == nullptr && dma_profile == nullptr && lines == nullptr && html == nullptr) return {};
+  return [trace, dma_profile, lines, html](const core::DmaEvent& event) {
     if (trace != nullptr) trace->dma(event);
     if (dma_profile != nullptr) dma_profile->dma(event);
     if (lines != nullptr) lines->dma(event);
+    if (html != nullptr) html->dma(event);
   };
 }
 
@@ -77,6 +84,7 @@ void RunOutputs::finish(const nlohmann::json& statistics, double kernel_ns) {
   if (!options_.stats_path.empty()) {
     write_stats_file(options_.stats_path, stats_document(statistics, config_));
   }
+  if (html_report_) html_report_->finish(statistics, kernel_ns);
 }
 
 }  // namespace trnsim::report

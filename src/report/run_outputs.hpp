@@ -1,7 +1,7 @@
 // The per-run output files requested on the command line (--trace, --profile, --dma-profile,
-// --profile-lines, --stats), behind the two observers the timing model calls, and the busy time
-// per source line of a kernel with `source` attribution (source_lines.hpp). Each file is written
-// to PATH.tmp while the simulation runs and renamed into place only by finish(); if the run
+// --profile-lines, --stats, --report), behind the two observers the timing model calls, and the
+// busy time per source line of a kernel with `source` attribution (source_lines.hpp). Each file is
+// written to PATH.tmp while the simulation runs and renamed into place only by finish(); if the run
 // fails, the destructor removes every PATH.tmp.
 // Leaves out the summary and --json output (report.hpp), which need no streaming.
 #pragma once
@@ -14,6 +14,7 @@
 #include "core/dma_backend.hpp"
 #include "core/neuron_core.hpp"
 #include "kernel/prepare.hpp"
+#include "report/html_report.hpp"
 #include "report/profile.hpp"
 #include "report/source_lines.hpp"
 #include "report/stats_file.hpp"
@@ -27,6 +28,7 @@ struct RunOutputOptions {
   std::string dma_profile_path;   ///< --dma-profile FILE.csv
   std::string source_lines_path;  ///< --profile-lines FILE.csv
   std::string stats_path;         ///< --stats FILE.json
+  std::string report_path;        ///< --report FILE.html
   TraceOptions trace;             ///< --trace-limit, --trace-window
 };
 
@@ -59,6 +61,7 @@ class RunOutputs {
   std::unique_ptr<TraceWriter> trace_;
   std::unique_ptr<ProfileWriter> profile_;
   std::unique_ptr<DmaProfileWriter> dma_profile_;
+  std::unique_ptr<HtmlReport> html_report_;
   /// Kept for --profile-lines or when the kernel has source attribution.
   std::unique_ptr<SourceLineProfile> source_lines_;
   std::unique_ptr<OutputFile> source_lines_file_;
