@@ -272,9 +272,27 @@ void TraceWriter::instruction(const core::InstructionTiming& timing) {
   last_end_ns_ = std::max(last_end_ns_, std::max(timing.end_ns, timing.visible_ns));
   const std::int64_t start = round_ns(timing.start_ns);
   const std::int64_t end = std::max(start, round_ns(timing.end_ns));
-  if (!admit(start, end)) return;
 
   const std::uint32_t core = instruction.pid;
+  if (instruction.engine != Engine::kDma && timing.end_ns > timing.start_ns) {
+    // Engine traffic through the on-chip memories, spread over the instruction's time.
+    std::array<double, 2> bytes{};  // SBUF, PSUM
+    for (const kernel::AccessPattern& pattern : instruction.operands) {
+      if (!pattern.used() || !pattern.on_chip()) continue;
+      bytes[pattern.memory == kernel::MemoryKind::kPsum ? 1 : 0] +=
+          static_cast<double>(pattern.bytes());
+    }
+    if (core >= core_onchip_rate_.size()) core_onchip_rate_.resize(core + 1);
+    for (std::size_t memory = 0; memory < 2; ++memory) {
+      if (bytes[memory] == 0) continue;
+      auto& counter = core_onchip_rate_[core][memory];
+      if (!counter) {
+        counter = std::make_unique<RateCounter>(options_.counter_bin_ns, options_.max_counter_bins);
+      }
+      counter->add(timing.start_ns, timing.end_ns, bytes[memory]);
+    }
+  }
+  if (!admit(start, end)) return;
   Process& process = core_process(core);
   const std::uint64_t tid = place(core, process, sequencer_track(instruction), start, end);
   const InstructionLabels::StatementText& text = labels_.statement(instruction.source.statement);
@@ -472,6 +490,13 @@ void TraceWriter::finish(double kernel_ns) {
       write_counter_sample(core, name_json, "%", end, percent);
     }
     if (has_dma) write_counter(core, "DMA bandwidth", *core_dma_rate_[core], end_ns);
+    if (core < core_onchip_rate_.size()) {
+      for (const auto& [memory, name] :
+           {std::pair{0, "SBUF bandwidth (engines)"}, std::pair{1, "PSUM bandwidth (engines)"}}) {
+        const auto& counter = core_onchip_rate_[core][static_cast<std::size_t>(memory)];
+        if (counter) write_counter(core, name, *counter, end_ns);
+      }
+    }
   }
   for (std::uint32_t chip = 0; chip < chips_.size(); ++chip) {
     if (!chips_[chip]) continue;

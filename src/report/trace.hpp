@@ -1,12 +1,14 @@
 // Chrome trace-event JSON of a run for ui.perfetto.dev and chrome://tracing (docs/outputs.md):
 // a process per NeuronCore (tracks per engine sequencer, DMA queue and DMA engine) and per chip
-// (HBM bandwidth counters); one complete ("X") event per instruction and per DMA transfer/packet.
+// (HBM bandwidth counters); one complete ("X") event per instruction and per DMA transfer/packet;
+// per core, counters of the DMA bandwidth and of the bytes the engines move through SBUF and PSUM.
 // Streamed while the simulation runs; memory is bounded by the kernel's JSON, the tracks and the
 // counter bins, never by the event count. Deterministic: whole ns printed as us, 3 decimals.
 // A dependency wait is drawn as a flow arrow from the producer's slice (for a DMA, its transfer)
 // to the waiting instruction's, when the producer is among the last 65,536 slices written.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -152,6 +154,8 @@ class TraceWriter {
   std::vector<Process> cores_;
   std::vector<std::unique_ptr<ChipCounters>> chips_;
   std::vector<std::unique_ptr<RateCounter>> core_dma_rate_;
+  /// Per core, bytes the engines' compute instructions move through SBUF and through PSUM.
+  std::vector<std::array<std::unique_ptr<RateCounter>, 2>> core_onchip_rate_;
   bool first_event_ = true;
   bool limit_marked_ = false;
   std::vector<RecentSlice> recent_ = std::vector<RecentSlice>(std::size_t{1} << 16);

@@ -348,6 +348,32 @@ TEST_F(TraceWriterTest, AWaitIsAnArrowFromTheProducersSliceToTheWaitingOne) {
   EXPECT_EQ(to[0]["bp"], "e");
 }
 
+TEST_F(TraceWriterTest, EngineTrafficThroughSbufAndPsumIsACounterPerCore) {
+  const kernel::Instruction& matmul = golden_.first(Opcode::kNcMatmul);
+  std::uint64_t sbuf = 0;
+  std::uint64_t psum = 0;
+  for (const kernel::AccessPattern& pattern : matmul.operands) {
+    if (!pattern.used()) continue;
+    (pattern.memory == kernel::MemoryKind::kPsum ? psum : sbuf) += pattern.bytes();
+  }
+  ASSERT_GT(sbuf, 0u);
+  ASSERT_GT(psum, 0u);
+  TraceOptions options;
+  options.counter_bin_ns = 1000;
+  TraceWriter writer(path_, golden_.program(), system(), options);
+  writer.instruction(timing_of(matmul, 0, 1000));  // exactly one bin
+  const json trace = finish_and_parse(writer, 1000);
+  std::map<std::string, double> first_value;
+  for (const json& sample : events_with_phase(trace, "C")) {
+    if (sample["pid"] == 0 && !first_value.contains(sample["name"])) {
+      first_value[sample["name"]] = sample["args"].begin()->get<double>();
+    }
+  }
+  // Bytes over 1000 ns, in GB/s (bytes per ns).
+  EXPECT_NEAR(first_value["SBUF bandwidth (engines)"], static_cast<double>(sbuf) / 1000, 1e-3);
+  EXPECT_NEAR(first_value["PSUM bandwidth (engines)"], static_cast<double>(psum) / 1000, 1e-3);
+}
+
 TEST_F(TraceWriterTest, CountersInAWindowStartWithTheValueAtItsBegin) {
   const kernel::Instruction& load = golden_.first(Opcode::kDmaCopy);
   core::DmaEvent transfer = core::dma_event_of(0, load.sequence, load);
@@ -380,7 +406,8 @@ TEST_F(TraceWriterTest, AllocatedSbufAndPsumAreConstantCounters) {
   const json trace = finish_and_parse(writer, 500);
   std::vector<std::string> samples;
   for (const json& sample : events_with_phase(trace, "C")) {
-    samples.push_back(sample["name"].get<std::string>() + "@" + sample["ts"].dump());
+    const std::string name = sample["name"];
+    if (name.ends_with("allocated")) samples.push_back(name + "@" + sample["ts"].dump());
   }
   EXPECT_EQ(samples, (std::vector<std::string>{"SBUF allocated@0.0", "SBUF allocated@0.5",
                                                "PSUM allocated@0.0", "PSUM allocated@0.5"}));
