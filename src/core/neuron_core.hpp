@@ -46,6 +46,7 @@ namespace trnsim::core {
 /// known; must not block.
 struct InstructionTiming {
   const kernel::Instruction* instruction = nullptr;
+  double fetched_ns = 0;  ///< in its engine's fetch buffer (queued) from then on
   double start_ns = 0;    ///< engine starts the instruction
   double end_ns = 0;      ///< engine is free again
   double visible_ns = 0;  ///< result visible to dependants (DMA: transfer complete)

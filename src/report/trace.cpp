@@ -22,10 +22,14 @@ constexpr std::size_t kDmaEngineBase = kDmaQueueBase + 5 * kQueuesPerTrigger;
 constexpr std::uint64_t kLaneStride = 10000;
 constexpr std::uint64_t kChipPidBase = 1000000;
 
+/// The engine whose sequencer runs (or, for DMAs, triggers) an instruction.
+Engine sequencer_engine(const kernel::Instruction& instruction) {
+  return instruction.engine == Engine::kDma ? instruction.dma_trigger : instruction.engine;
+}
+
 /// The sequencer that runs (or, for DMAs, triggers) an instruction, as a track index.
 std::size_t sequencer_track(const kernel::Instruction& instruction) {
-  const Engine engine =
-      instruction.engine == Engine::kDma ? instruction.dma_trigger : instruction.engine;
+  const Engine engine = sequencer_engine(instruction);
   if (engine == Engine::kCollective) return 5;
   return std::min<std::size_t>(static_cast<std::size_t>(engine), 4);
 }
@@ -274,6 +278,15 @@ void TraceWriter::instruction(const core::InstructionTiming& timing) {
   const std::int64_t end = std::max(start, round_ns(timing.end_ns));
 
   const std::uint32_t core = instruction.pid;
+  if (timing.start_ns > timing.fetched_ns) {
+    // Queued from its fetch to its start: the mean count per bin is the time queued per ns.
+    if (core >= core_queue_.size()) core_queue_.resize(core + 1);
+    auto& counter = core_queue_[core][static_cast<std::size_t>(sequencer_engine(instruction))];
+    if (!counter) {
+      counter = std::make_unique<RateCounter>(options_.counter_bin_ns, options_.max_counter_bins);
+    }
+    counter->add(timing.fetched_ns, timing.start_ns, timing.start_ns - timing.fetched_ns);
+  }
   if (instruction.engine != Engine::kDma && timing.end_ns > timing.start_ns) {
     // Engine traffic through the on-chip memories, spread over the instruction's time.
     std::array<double, 2> bytes{};  // SBUF, PSUM
@@ -364,6 +377,15 @@ void TraceWriter::dma(const core::DmaEvent& event) {
           std::make_unique<RateCounter>(options_.counter_bin_ns, options_.max_counter_bins);
     }
     core_dma_rate_[core]->add(event.start_ns, event.end_ns, static_cast<double>(event.bytes));
+    if (event.end_ns > event.issue_ns) {
+      if (core >= core_dma_in_flight_.size()) core_dma_in_flight_.resize(core + 1);
+      auto& in_flight = core_dma_in_flight_[core];
+      if (!in_flight) {
+        in_flight =
+            std::make_unique<RateCounter>(options_.counter_bin_ns, options_.max_counter_bins);
+      }
+      in_flight->add(event.issue_ns, event.end_ns, event.end_ns - event.issue_ns);
+    }
   }
   if (event.hbm_stack >= 0) {
     auto& stacks = packet ? counters.stack_packets : counters.stack_transfers;
@@ -449,7 +471,7 @@ void TraceWriter::write_counter_sample(std::uint64_t pid, std::string_view name_
 }
 
 void TraceWriter::write_counter(std::uint64_t pid, const std::string& name,
-                                const RateCounter& counter, double end_ns) {
+                                const RateCounter& counter, double end_ns, std::string_view unit) {
   const double bin_ns = counter.bin_ns();
   const std::string name_json = json_string(name);
   // Samples inside the window, plus the one just before it (the value at the window's start).
@@ -457,13 +479,13 @@ void TraceWriter::write_counter(std::uint64_t pid, const std::string& name,
   auto sample = [&](double time_ns, double gbps) {
     const std::int64_t ts = round_ns(time_ns);
     if (ts < first_ts || ts > window_end_ns_) return false;
-    write_counter_sample(pid, name_json, "GB/s", ts, gbps);
+    write_counter_sample(pid, name_json, unit, ts, gbps);
     return true;
   };
   double previous = -1;  // last value written, at the printed precision
   const std::vector<double>& bins = counter.bins();
   for (std::size_t i = 0; i < bins.size(); ++i) {
-    const double gbps = bins[i] / bin_ns;  // bytes per ns == GB/s
+    const double gbps = bins[i] / bin_ns;  // bytes per ns == GB/s (or ns per ns: a mean count)
     const double shown = std::round(gbps * 1000) / 1000;
     if (shown == previous) continue;  // a counter holds its value until the next sample
     if (sample(static_cast<double>(i) * bin_ns, gbps)) previous = shown;
@@ -490,6 +512,19 @@ void TraceWriter::finish(double kernel_ns) {
       write_counter_sample(core, name_json, "%", end, percent);
     }
     if (has_dma) write_counter(core, "DMA bandwidth", *core_dma_rate_[core], end_ns);
+    if (core < core_queue_.size()) {
+      for (const Engine engine : {Engine::kTensor, Engine::kVector, Engine::kScalar,
+                                  Engine::kGpSimd, Engine::kSync, Engine::kCollective}) {
+        const auto& counter = core_queue_[core][static_cast<std::size_t>(engine)];
+        if (counter) {
+          write_counter(core, fmt::format("{} queue", kernel::engine_name(engine)), *counter,
+                        end_ns, "instructions");
+        }
+      }
+    }
+    if (core < core_dma_in_flight_.size() && core_dma_in_flight_[core]) {
+      write_counter(core, "DMAs in flight", *core_dma_in_flight_[core], end_ns, "transfers");
+    }
     if (core < core_onchip_rate_.size()) {
       for (const auto& [memory, name] :
            {std::pair{0, "SBUF bandwidth (engines)"}, std::pair{1, "PSUM bandwidth (engines)"}}) {

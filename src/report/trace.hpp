@@ -123,8 +123,10 @@ class TraceWriter {
                           const kernel::SourceRef& source);
   void write_counter_sample(std::uint64_t pid, std::string_view name_json, std::string_view unit,
                             std::int64_t ts_ns, double value);
+  /// A RateCounter as counter samples: each bin's sum per ns of the bin, in `unit` (bytes per
+  /// ns = GB/s; ns per ns of queued items = their mean count).
   void write_counter(std::uint64_t pid, const std::string& name, const RateCounter& counter,
-                     double end_ns);
+                     double end_ns, std::string_view unit = "GB/s");
   ChipCounters& chip_counters(std::uint32_t chip);
   /// A written slice that a later dependency wait may point back to.
   struct RecentSlice {
@@ -156,6 +158,10 @@ class TraceWriter {
   std::vector<std::unique_ptr<RateCounter>> core_dma_rate_;
   /// Per core, bytes the engines' compute instructions move through SBUF and through PSUM.
   std::vector<std::array<std::unique_ptr<RateCounter>, 2>> core_onchip_rate_;
+  /// Per core and sequencer engine, time instructions spent fetched but not started.
+  std::vector<std::array<std::unique_ptr<RateCounter>, kernel::kEngineCount>> core_queue_;
+  /// Per core, time DMA transfers spent between their issue and their completion.
+  std::vector<std::unique_ptr<RateCounter>> core_dma_in_flight_;
   bool first_event_ = true;
   bool limit_marked_ = false;
   std::vector<RecentSlice> recent_ = std::vector<RecentSlice>(std::size_t{1} << 16);

@@ -207,6 +207,7 @@ void Engine::commit_start() {
   if (const InstructionObserver& observer = core_.observer()) {
     InstructionTiming timing;
     timing.instruction = &instruction;
+    timing.fetched_ns = to_ns(item.fetched_at);
     timing.start_ns = slice_start_ns;
     timing.end_ns = to_ns(end);
     timing.visible_ns = to_ns(visible);
