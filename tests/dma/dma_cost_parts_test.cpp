@@ -55,9 +55,8 @@ void expect_latency_overlaps(Testbench& bench, double write_ns) {
   bench.run_all();
   EXPECT_NEAR(bench.completion(a).complete_ns, 1874.7 + write_ns, 0.1);
   EXPECT_NEAR(bench.completion(b).complete_ns, 3299.4 + write_ns, 0.1);
-  EXPECT_NEAR(
-      std::max(bench.completion(c).complete_ns, bench.completion(d).complete_ns) - write_ns,
-      13299.4, 0.1);
+  EXPECT_NEAR(std::max(bench.completion(c).complete_ns, bench.completion(d).complete_ns) - write_ns,
+              13299.4, 0.1);
   EXPECT_NEAR(bench.completion(e).complete_ns, 22624.7 + write_ns, 0.1);
   // Only the data counts as transfer time: 1,424.7 ns for A and E.
   EXPECT_NEAR(bench.completion(a).transfer_ns - write_ns, 1424.7, 0.1);
