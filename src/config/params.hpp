@@ -557,15 +557,16 @@ struct DmaParams {
              0, 1e9});
     v.field("hwdge_cost_ns", hwdge_cost_ns,
             {"ns",
-             "latency of hardware descriptor generation (dge hwdge, NC-v3+), added to "
-             "fixed_cost_ns before the DMA's descriptors exist; overlaps like it",
+             "hardware descriptor generation (dge hwdge, NC-v3+) per DMA instruction, before "
+             "fixed_cost_ns: the DGE of the triggering sequencer makes one instruction's "
+             "descriptors at a time; other DMAs' data moves meanwhile",
              "fitted on calibration-targets.md T4 curve: with fixed_cost_ns it makes the ~1300 "
              "ns of facts.md §9.2; facts.md §9.3 gives ~600 ns per hwdge instruction",
              0, 1e9});
     v.field("swdge_cost_ns", swdge_cost_ns,
             {"ns",
-             "latency of GpSimd software descriptor generation (dge swdge), added to "
-             "fixed_cost_ns like hwdge_cost_ns",
+             "GpSimd software descriptor generation (dge swdge) per DMA instruction, before "
+             "fixed_cost_ns; one instruction at a time per core, like hwdge_cost_ns",
              "assumed: not published (facts.md §9.3); of the order of the fixed cost", 0, 1e9});
     v.field("descriptor_overhead_ns", descriptor_overhead_ns,
             {"ns",
