@@ -394,7 +394,7 @@ struct SequencerParams {
   int registers = 64;
   double semaphore_latency_ns = 50;
   double issue_ns = 2;
-  double launch_overhead_us = 14.5;
+  double launch_overhead_us = 16.2;
 
   template <class V>
   void visit(V& v) {
@@ -508,10 +508,10 @@ struct DmaParams {
   double engine_bandwidth_gbps = 23;
   double core_bandwidth_gbps = 437.5;
   double hbm_port_bandwidth_gbps = 437.5;
-  double fixed_cost_ns = 1300;
-  double hwdge_cost_ns = 600;
+  double fixed_cost_ns = 450;
+  double hwdge_cost_ns = 750;
   double swdge_cost_ns = 1000;
-  double descriptor_overhead_ns = 105;
+  double descriptor_overhead_ns = 25;
   int descriptor_prefetch = 8;
   int packet_bytes = 4096;
   DmaArbitration arbitration = DmaArbitration::round_robin;
@@ -548,20 +548,34 @@ struct DmaParams {
              "available to a single physical NeuronCore', value not published",
              0.001, 1e7});
     v.field("fixed_cost_ns", fixed_cost_ns,
-            {"ns", "per-DMA fixed cost: descriptor setup, sync, semaphore-to-start",
-             "facts.md §9.2 (~1300 ns)", 0, 1e9});
+            {"ns",
+             "per-DMA latency from issue to data movement (synchronisation, semaphore-to-start) "
+             "of a DMA with prebuilt descriptors; overlaps every other DMA in flight on the same "
+             "and other queues (it occupies no engine)",
+             "fitted on calibration-targets.md T3 transpose and T4 curve (facts.md §9.2 gives "
+             "~1300 ns for descriptor setup, synchronisation and semaphore-to-start together)",
+             0, 1e9});
     v.field("hwdge_cost_ns", hwdge_cost_ns,
-            {"ns", "cost of one hardware-DGE DMA instruction (NC-v3+)", "facts.md §9.3 (~600 ns)",
+            {"ns",
+             "hardware descriptor generation (dge hwdge, NC-v3+) per DMA instruction, before "
+             "fixed_cost_ns: the DGE of the triggering sequencer makes one instruction's "
+             "descriptors at a time; other DMAs' data moves meanwhile",
+             "fitted on calibration-targets.md T4 curve: with fixed_cost_ns it makes the ~1300 "
+             "ns of facts.md §9.2; facts.md §9.3 gives ~600 ns per hwdge instruction",
              0, 1e9});
     v.field("swdge_cost_ns", swdge_cost_ns,
-            {"ns", "GpSimd software descriptor generation per DMA instruction",
+            {"ns",
+             "GpSimd software descriptor generation (dge swdge) per DMA instruction, before "
+             "fixed_cost_ns; one instruction at a time per core, like hwdge_cost_ns",
              "assumed: not published (facts.md §9.3); of the order of the fixed cost", 0, 1e9});
     v.field("descriptor_overhead_ns", descriptor_overhead_ns,
             {"ns",
-             "descriptor processing time per descriptor (contiguous buffer) on an engine; "
-             "pipelined with data movement, so it bounds small descriptors only",
-             "fitted: 42% of plateau at 1 KiB per partition (calibration-targets.md T4 curve, "
-             "40-45%): 1024 B / 23 B/ns / 0.424 = 105 ns",
+             "engine occupancy per descriptor (contiguous buffer): an engine's descriptor unit "
+             "takes this long per descriptor, pipelined with its data path, so it bounds "
+             "descriptors smaller than engine bandwidth x this only",
+             "fitted: bounded by calibration-targets.md T3 transpose (1,024 descriptors of 512 B "
+             "per engine in 28-35 us of DMA activity: at most 27-34 ns each); T4's curve leaves "
+             "it open below that bound; 25 ns",
              0, 1e6});
     v.field("descriptor_prefetch", descriptor_prefetch,
             {"descriptors",

@@ -57,7 +57,9 @@ DmaTiming dma_timing(const Instruction& instruction, const config::Params& param
       std::min(dma.core_bandwidth_gbps, timing.engines * dma.engine_bandwidth_gbps) * efficiency;
   const double descriptors_per_engine =
       std::ceil(static_cast<double>(timing.descriptors) / timing.engines);
-  timing.transfer_ns = bytes / bandwidth_gbps + descriptors_per_engine * dma.descriptor_overhead_ns;
+  // Per-descriptor occupancy and per-byte transfer pipeline on each engine: the slower binds.
+  timing.transfer_ns =
+      std::max(bytes / bandwidth_gbps, descriptors_per_engine * dma.descriptor_overhead_ns);
   return timing;
 }
 

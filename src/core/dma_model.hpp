@@ -1,8 +1,9 @@
 // Simple DMA timing of one NeuronCore, the fallback of the DMA-engine/HBM model (dma::DmaSystem,
-// src/dma): each DMA pays a fixed latency (descriptor setup, semaphore-to-start, descriptor
-// generation: overlappable with other DMAs), then moves its bytes over the engines it spreads on
-// (8 partitions per engine, a per-descriptor overhead), and occupies the core's shared DMA data
-// path for bytes / the core's DMA bandwidth. Transfers on one (trigger engine, queue) complete in
+// src/dma), with the same three parts: each DMA pays a latency (dma.fixed_cost_ns plus descriptor
+// generation: overlappable with other DMAs), then its engines (8 partitions each) are busy for
+// the longer of their descriptors' occupancy (dma.descriptor_overhead_ns each) and their bytes
+// at the engines' bandwidth (the two pipeline), and it occupies the core's shared DMA data path
+// for bytes / the core's DMA bandwidth. Transfers on one (trigger engine, queue) complete in
 // issue order. Analytic: no SystemC modules, completion known at submission.
 // Leaves out: HBM banks/channels and contention between cores, packet-level arbitration.
 #pragma once

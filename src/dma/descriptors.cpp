@@ -170,4 +170,22 @@ Packet PacketCursor::next(const TransferPlan& plan) {
   return packet;
 }
 
+DescriptorGenerators::DescriptorGenerators(const config::DmaParams& params, std::uint32_t cores)
+    : hwdge_ns_(params.hwdge_cost_ns),
+      swdge_ns_(params.swdge_cost_ns),
+      free_ns_(std::size_t{std::max<std::uint32_t>(1, cores)} * kSlots, 0.0) {}
+
+double DescriptorGenerators::generate(std::uint32_t pid, const kernel::Instruction& instruction,
+                                      double submit_ns) {
+  if (instruction.dge == kernel::DgeMode::kNone) return submit_ns;
+  const bool hardware = instruction.dge == kernel::DgeMode::kHwdge;
+  const std::size_t slot =
+      hardware ? static_cast<std::size_t>(instruction.dma_trigger) : kernel::kEngineCount;
+  const std::size_t index =
+      std::min<std::size_t>(pid, free_ns_.size() / kSlots - 1) * kSlots + slot;
+  double& free = free_ns_[index];
+  free = std::max(free, submit_ns) + (hardware ? hwdge_ns_ : swdge_ns_);
+  return free;
+}
+
 }  // namespace trnsim::dma

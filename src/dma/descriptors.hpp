@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "config/params.hpp"
 #include "kernel/instruction.hpp"
@@ -104,6 +105,25 @@ class PacketCursor {
   std::uint64_t descriptor_left_ = 0;  ///< elements left in the current descriptor
   std::uint64_t src_address_ = 0;      ///< next byte of the current descriptor
   std::uint64_t dst_address_ = 0;
+};
+
+/// Run-time descriptor generation (`dge: hwdge` / `swdge`), shared by both DMA models. A
+/// generator handles one DMA instruction at a time, for dma.hwdge_cost_ns / dma.swdge_cost_ns
+/// each: hwdge on the DGE of the sequencer that triggers the DMA (facts.md §9.3: two instances
+/// per core, driven by the Sync and the Scalar sequencers), swdge on the core's GpSimd. A DMA
+/// with prebuilt descriptors (`dge: none`) needs no generator. DMAs must be submitted in time
+/// order per core.
+class DescriptorGenerators {
+ public:
+  DescriptorGenerators(const config::DmaParams& params, std::uint32_t cores);
+  /// When the descriptors of `instruction`, submitted at `submit_ns` by core `pid`, exist.
+  double generate(std::uint32_t pid, const kernel::Instruction& instruction, double submit_ns);
+
+ private:
+  static constexpr std::size_t kSlots = kernel::kEngineCount + 1;  ///< hwdge per trigger, swdge
+  const double hwdge_ns_;
+  const double swdge_ns_;
+  std::vector<double> free_ns_;  ///< per (core, slot): the generator is free from
 };
 
 }  // namespace trnsim::dma

@@ -33,7 +33,8 @@ DmaSystem::DmaSystem(sc_core::sc_module_name name, const config::Params& params,
                          params.dma.hbm_port_bandwidth_gbps),
       hbm_read_tat_ns_(cores_, 0.0),
       hbm_write_tat_ns_(cores_, 0.0),
-      core_stats_(cores_) {
+      core_stats_(cores_),
+      generators_(params.dma, cores_) {
   const auto cores_per_chip = static_cast<std::uint32_t>(std::max(1, params.chip.cores));
   const auto stacks_per_chip = static_cast<std::uint32_t>(std::max(1, params.chip.hbm_stacks));
   const std::uint32_t chips = (cores_ + cores_per_chip - 1) / cores_per_chip;
@@ -128,13 +129,10 @@ void DmaSystem::submit(std::uint32_t pid, std::uint64_t id, const kernel::Instru
   ++stats.queues[transfer.queue].transfers;
   stats.queues[transfer.queue].bytes += transfer.plan.bytes;
 
-  double generation_ns = 0;
-  if (instruction.dge == kernel::DgeMode::kHwdge) generation_ns = params_.dma.hwdge_cost_ns;
-  if (instruction.dge == kernel::DgeMode::kSwdge) generation_ns = params_.dma.swdge_cost_ns;
   EngineItem item;
   item.transfer = slot;
-  item.fetchable_ns = now + generation_ns;
-  item.ready_ns = now + generation_ns + params_.dma.fixed_cost_ns;
+  item.fetchable_ns = generators_.generate(pid, instruction, now);
+  item.ready_ns = item.fetchable_ns + params_.dma.fixed_cost_ns;
   item.max_done_ns = item.ready_ns;
   const std::uint32_t queue = transfer.queue;
   for (std::uint32_t e = 0; e < engines_per_core_; ++e) {

@@ -3,12 +3,14 @@
 // (memory::HbmStack, shared by hbm.cores_per_stack cores) and SBUF/PSUM endpoints per core
 // (memory::OnChipMemory), all talking loosely-timed TLM-2.0. Implements core::DmaBackend.
 //
-// Timing of a DMA issued at t: its descriptors exist from t (+ hwdge/swdge generation); its data
-// may move from t + dma.fixed_cost_ns (+ generation): the cross-engine semaphore-to-start, which
-// overlaps other DMAs. Each engine owning rows moves them packet by packet (queue arbitration at
-// packet boundaries, per-engine bandwidth, the core's DMA cap, memory back-pressure); the DMA
-// completes when every engine has completed it in queue order (idle engines too: they write
-// their semaphore). Reported transfer_ns = completion - first packet.
+// Timing of a DMA issued at t: its descriptors exist from t, or when its generator made them
+// (hwdge/swdge: DescriptorGenerators, one instruction at a time per generator); its data may
+// move dma.fixed_cost_ns later (synchronisation and semaphore-to-start, a latency overlapping
+// every other DMA in flight). Each engine's descriptor unit takes dma.descriptor_overhead_ns
+// per descriptor, pipelined with its data path. Each engine owning rows moves them packet by packet
+// (queue arbitration at packet boundaries, per-engine bandwidth, the core's DMA cap, memory
+// back-pressure); the DMA completes when every engine has completed it in queue order (idle engines
+// too: they write their semaphore). Reported transfer_ns = completion - first packet.
 //
 // Granularity and cost: the unit of work is the packet (<= dma.packet_bytes, contiguous on both
 // sides); HBM bank and bus timing is analytic per interleave granule. One internal event queue
@@ -132,6 +134,7 @@ class DmaSystem : public sc_core::sc_module, public core::DmaBackend {
   double processed_ns_ = 0;  ///< simulated time up to which events are processed (final)
   double last_complete_ns_ = 0;
   std::vector<CoreDmaStats> core_stats_;
+  DescriptorGenerators generators_;  ///< hwdge / swdge, per core
 };
 
 }  // namespace trnsim::dma

@@ -32,7 +32,8 @@ TransferLevelDma::TransferLevelDma(const config::Params& params, std::uint32_t c
       read_ports_(cores_, RateLimit{params.dma.hbm_port_bandwidth_gbps}),
       write_ports_(cores_, RateLimit{params.dma.hbm_port_bandwidth_gbps}),
       core_stats_(cores_),
-      on_chip_(cores_) {
+      on_chip_(cores_),
+      generators_(params.dma, cores_) {
   const auto cores_per_chip = static_cast<std::uint32_t>(std::max(1, params.chip.cores));
   const std::uint32_t chips = (cores_ + cores_per_chip - 1) / cores_per_chip;
   const double refresh = params.hbm.t_refi_ns > 0
@@ -153,11 +154,9 @@ void TransferLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint
   const kernel::AccessPattern& src = instruction.src();
   const kernel::AccessPattern& dst = instruction.dst();
 
-  double generation_ns = 0;
-  if (instruction.dge == kernel::DgeMode::kHwdge) generation_ns = params_.dma.hwdge_cost_ns;
-  if (instruction.dge == kernel::DgeMode::kSwdge) generation_ns = params_.dma.swdge_cost_ns;
-  // Descriptors can be processed from `fetchable`; data moves from `ready` (the fixed cost).
-  const double fetchable = now + generation_ns;
+  // Descriptors can be processed from `fetchable` (after their generator, if any, made them);
+  // data moves from `ready` (the fixed cost later).
+  const double fetchable = generators_.generate(pid, instruction, now);
   const double ready = fetchable + params_.dma.fixed_cost_ns;
 
   // Engines: the pipelined descriptor unit and data path in closed form (header).

@@ -4,9 +4,9 @@
 // detail (sweeps, long kernels).
 //
 // Timing of a DMA issued at t on core p, as in the packet model: its descriptors can be
-// processed from f = t + generation (hwdge/swdge), its data moves from f + dma.fixed_cost_ns
-// (ready). Each engine e owning rows has n_e descriptors and b_e bytes; its descriptor unit and
-// data path are two FIFO resources:
+// processed from f = t, or when its generator made them (hwdge/swdge: DescriptorGenerators),
+// its data moves from f + dma.fixed_cost_ns (ready). Each engine e owning rows has n_e descriptors
+// and b_e bytes; its descriptor unit and data path are two FIFO resources:
 //   descriptors start  d_e = max(f, descriptor unit free)
 //   data ends          x_e = max(data path free + b_e / r, ready + b_e / r, d_e + o + b_e / r,
 //                                d_e + n_e o + b_e / (n_e r))
@@ -35,6 +35,7 @@
 
 #include "config/params.hpp"
 #include "core/dma_backend.hpp"
+#include "dma/descriptors.hpp"
 #include "dma/dma_statistics.hpp"
 #include "kernel/instruction.hpp"
 
@@ -123,6 +124,7 @@ class TransferLevelDma final : public core::DmaBackend {
   std::vector<OnChipBytes> on_chip_;
   std::vector<double> queue_done_ns_;  ///< per (core, queue): its latest DMA's completion
   std::vector<StackStats> stack_stats_;
+  DescriptorGenerators generators_;  ///< hwdge / swdge, per core
   double last_complete_ns_ = 0;
   static constexpr std::size_t kSplitCacheSize = 8;
   std::array<SplitCacheEntry, kSplitCacheSize> split_cache_;

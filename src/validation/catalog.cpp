@@ -9,6 +9,7 @@ namespace {
 const std::vector<std::string> kAll = {"trn1", "trn2", "trn3", "trn4"};
 const std::vector<std::string> kDoubleRow = {"trn2", "trn3", "trn4"};  // NC-v3+ (facts §3.4)
 const std::vector<std::string> kMx = {"trn3", "trn4"};                 // NC-v4+ (facts §3.5)
+const std::vector<std::string> kHwdge = {"trn2", "trn3", "trn4"};      // NC-v3+ (facts §9.3)
 
 std::vector<ExampleKernel> build() {
   std::vector<ExampleKernel> kernels = {
@@ -16,6 +17,7 @@ std::vector<ExampleKernel> build() {
       {"collective_all_reduce.json", kAll},
       {"collective_permute.json", kAll},
       {"dma_load_stream.json", kAll},
+      {"dma_load_stream_hwdge.json", kHwdge},
       {"flash_attention_fwd.json", kAll},
       {"layernorm_v1.json", kAll},
       {"layernorm_v2.json", kAll},

@@ -147,8 +147,10 @@ constexpr const char* kMethod = R"(## Method
 - **T4.** The 32 KiB copy is one `dma_copy` of 4 partitions x 4096 bf16 (one DMA engine owns
   8 partitions); its time is the DMA's data-movement time (`/cores/0/engines/dma/active_ns`),
   as the measurement excludes the fixed issue latency. The efficiency curve streams 32 loads of
-  `[128, F]` on one queue; efficiency is throughput while data moves, relative to the same
-  stream at 16 KiB per partition (the plateau).
+  `[128, F]` on one queue, double-buffered, with hardware descriptor generation
+  (`dma_load_stream_hwdge.json`); efficiency is the stream's throughput from first issue to
+  last completion (`/time/kernel_ns`), relative to the same stream at 16 KiB per partition (the
+  plateau), so the per-DMA latencies count where the stream waits for them.
 - **Sanity checks** run every example kernel on every generation it supports, at its default
   (full) size: no kernel may beat the Tensor Engine's peak for its input dtype, the core's DMA
   peak or the chip's HBM bandwidth, no engine may be busy longer than the kernel, and the large

@@ -332,7 +332,7 @@ TEST(CoreBarrier, IsAFenceForDmasBeforeAndInstructionsAfter) {
   // trn2, 2 cores. Core 0 stores 4 MiB of SBUF to a shared HBM tensor, then both cores meet at
   // a barrier, then core 1 loads it back. The barrier waits for core 0's store (its data must
   // be in HBM before core 1 reads it), so core 1's load starts after the store completed: core
-  // 1 ends after two transfers, each >= 1,300 ns fixed + 4,194,304 B / 368 B/ns = 12,698 ns.
+  // 1 ends after two transfers, each >= 450 ns latency + 4,194,304 B / 368 B/ns = 11,848 ns.
   // Without the barrier the load overlaps the store and core 1 ends after about one.
   const std::string kernel = R"({
     "format": "trnsim-kernel/1", "name": "fence", "cores": 2, "params": {"BARRIER": 1},
@@ -343,7 +343,7 @@ TEST(CoreBarrier, IsAFenceForDmasBeforeAndInstructionsAfter) {
       {"if": "BARRIER", "then": [{"op": "core_barrier"}]},
       {"if": "pid == 1", "then": [{"op": "dma_copy", "dst": "a", "src": "shared"}]}]
   })";
-  const double one_transfer_ns = 1300 + 4194304 / 368.0;
+  const double one_transfer_ns = 450 + 4194304 / 368.0;
   const nlohmann::json with = run_kernel_in_child(kernel, "trn2");
   const nlohmann::json without = run_kernel_in_child(kernel, "trn2", {}, {"BARRIER=0"});
   ASSERT_FALSE(with.contains("error")) << with["error"];

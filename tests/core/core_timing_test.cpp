@@ -234,7 +234,7 @@ TEST(CoreTiming, DoubleBufferingOverlapsDmaAndCompute) {
   const double vector_busy = 8 * kVectorAddNs;
   // Single buffering: every add waits for its loads and every load for the previous add, so
   // the vector engine waits on DMA in every iteration: total >= adds + 8 load latencies.
-  EXPECT_GT(single_ns, vector_busy + 8 * 1300);
+  EXPECT_GT(single_ns, vector_busy + 8 * 450);
   // Double buffering hides the loads behind the adds: clearly faster than single buffering.
   EXPECT_LT(double_ns, 0.8 * single_ns);
   EXPECT_EQ(single["cores"][0]["engines"]["vector"]["instructions"], 8);
@@ -255,7 +255,7 @@ namespace {
 //                  direction) + the last add + the last store (fixed cost + 1 MiB at
 //                  min(port, DMA peak))
 //   vector bound = 8 adds x 4096 cycles / vector clock + first load + last store, where a load
-//                  or store is the fixed cost 1,300 ns + 1 MiB at the core's DMA peak.
+//                  or store is the latency 450 ns + 1 MiB at the core's DMA peak.
 // The kernel can be no faster than the larger bound; with good overlap it should be within
 // 15% of it (the rest: DMA fixed latency at the start and end, HBM row misses, descriptors).
 struct GenerationCase {
@@ -275,9 +275,9 @@ TEST_P(SpecExample, RunsWithinHandWorkedBounds) {
   const GenerationCase& c = GetParam();
   const double bytes = 25165824.0;
   const double dma_bound = bytes / c.dma_peak_gbps;
-  const double one_transfer = 1300.0 + 1048576.0 / c.dma_peak_gbps;
+  const double one_transfer = 450.0 + 1048576.0 / c.dma_peak_gbps;
   const double vector_bound = 8 * 4096 / c.vector_ghz + 2 * one_transfer;
-  const double port_bound = 2 * bytes / 3 / c.hbm_port_gbps + 4096 / c.vector_ghz + 1300.0 +
+  const double port_bound = 2 * bytes / 3 / c.hbm_port_gbps + 4096 / c.vector_ghz + 450.0 +
                             1048576.0 / std::min(c.hbm_port_gbps, c.dma_peak_gbps);
   const double bound = std::max({dma_bound, vector_bound, port_bound});
   const std::string kernel = R"({"format": "trnsim-kernel/1", "name": "vector_add",
@@ -304,12 +304,12 @@ TEST_P(SpecExample, RunsWithinHandWorkedBounds) {
 }
 
 // trn1: 16 x 17 = 272 GB/s (core cap 500): DMA bound 92,521 ns; vector 1.12 GHz; HBM port
-//   108 GB/s rules: 16,777,216 / 108 = 155,345 ns + 4096 / 1.12 = 3,657 ns + 1,300 ns +
-//   1,048,576 / 108 = 9,709 ns: 170,011 ns.
+//   108 GB/s rules: 16,777,216 / 108 = 155,345 ns + 4096 / 1.12 = 3,657 ns + 450 ns +
+//   1,048,576 / 108 = 9,709 ns: 169,161 ns.
 // trn2: 16 x 23 = 368 (cap 437.5): 68,386 ns; vector 0.96 GHz; port 437.5 (not binding).
 // trn3: 16 x 33 = 528 (cap 612.5): 47,663 ns; vector 1.2 GHz; port 612.5 (not binding).
 // trn4 (projected): 16 x 132 = 2,112 (cap 2,450): 11,916 ns, so the vector bound rules:
-//   8 x 4096 / 1.2 = 27,307 ns + 2 x (1,300 + 496.5) = 30,900 ns.
+//   8 x 4096 / 1.2 = 27,307 ns + 2 x (450 + 496.5) = 29,200 ns.
 INSTANTIATE_TEST_SUITE_P(Generations, SpecExample,
                          ::testing::Values(GenerationCase{"trn1", 272, 1.12, 108},
                                            GenerationCase{"trn2", 368, 0.96, 437.5},

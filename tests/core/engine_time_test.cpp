@@ -311,7 +311,7 @@ TEST(Bottleneck, AMatmulStreamIsTensorBound) {
 
 TEST(Bottleneck, ALoadComputeStoreChainIsLatencyBoundOnItsLargestWait) {
   // One [128, 2048] fp32 tile: load (1 MiB), add, store. The adds take 4266.667 ns of a kernel
-  // of two DMA fixed costs (1,300 ns each) and transfers more: no unit reaches 70%. The store,
+  // of two DMA latencies (450 ns each) and transfers more: no unit reaches 70%. The store,
   // issued at 2 ns, waits for the add's result (load + 50 + add + 50 ns) with no DMA moving
   // data but during the load's transfer; VectorE waits only for the load (+ 50 ns): the DMA's
   // wait on VectorE is the largest.

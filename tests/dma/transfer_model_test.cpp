@@ -1,6 +1,6 @@
 // TransferLevelDma (dma.model = transfer): the closed-form engine timing, the rate limits and
 // queue order, against numbers worked out by hand from the header's formulas and the trn2
-// config (engine 23 B/ns, descriptor 105 ns, fixed 1,300 ns, prefetch 8, core cap 437.5,
+// config (engine 23 B/ns, descriptor 25 ns, fixed 450 ns, prefetch 8, core cap 437.5,
 // stack 725 GB/s less refresh 350/3900, HBM latency 50 + 14 + 14 = 78 ns).
 #include "dma/transfer_model.hpp"
 
@@ -15,16 +15,16 @@ namespace {
 
 TEST(TransferModel, T4SingleEngine32KiB) {
   // 4 partitions x 8 KiB on engine 0: 4 descriptors, 32,768 / 23 = 1,424.696 ns of data.
-  // Descriptors from 0, data from ready = 1,300: end = max(1,300 + 1,424.696,
-  // 105 + 1,424.696, 4 x 105 + 356.2) = 2,724.696. Caps end earlier (core 1,374.9; stack
-  // 32,768 / 659.94 + 1,300 = 1,349.7); the 4 KiB last packet streams 178 ns > 78 ns latency.
+  // Descriptors from 0, data from ready = 450: end = max(450 + 1,424.696, 25 + 1,424.696,
+  // 4 x 25 + 356.2) = 1,874.696. Caps end earlier (core 450 + 32,768 / 437.5 = 524.9; stack
+  // 32,768 / 659.94 + 450 = 499.7); the 4 KiB last packet streams 178 ns > 78 ns latency.
   const config::Params params = builtin("trn2");
   TransferLevelDma system(params, 1);
   Testbench bench("bench", system);
   const std::uint64_t id = bench.add(0, 0, load(4, 8192, 0));
   bench.run_all();
   const Completion& c = bench.completion(id);
-  EXPECT_NEAR(c.complete_ns, 2724.696, 0.01);
+  EXPECT_NEAR(c.complete_ns, 1874.696, 0.01);
   EXPECT_NEAR(c.transfer_ns, 1424.696, 0.01);
   EXPECT_NEAR(c.transfer_ns, 1416, 141.6);  // calibration-targets.md T4 tolerance
   const auto stats = system.statistics(0);
@@ -129,20 +129,20 @@ TEST(TransferModel, HardwareDescriptorGenerationDelaysDescriptorsAndData) {
   copy.dge = kernel::DgeMode::kHwdge;
   const std::uint64_t id = bench.add(0, 0, copy);
   bench.run_all();
-  EXPECT_NEAR(bench.completion(id).complete_ns, 600 + 1300 + 1424.696, 0.01);
+  EXPECT_NEAR(bench.completion(id).complete_ns, 750 + 450 + 1424.696, 0.01);
 }
 
 TEST(TransferModel, SmallRowsAreDescriptorBound) {
   // [128, 128 B] loads: each engine 8 descriptors of 128 B (5.57 ns of data each). Back to
-  // back the descriptor unit is the limit: 8 x 105 = 840 ns per DMA per engine, so the core
-  // moves 16 x 1,024 B / 840 ns = 19.50 B/ns. The 78 ns latency minus 5.57 ns shows on each
+  // back the descriptor unit is the limit: 8 x 25 = 200 ns per DMA per engine, so the core
+  // moves 16 x 1,024 B / 200 ns = 81.92 B/ns. The 78 ns latency minus 5.57 ns shows on each
   // completion but not in the spacing.
   const config::Params params = builtin("trn2");
   TransferLevelDma system(params, 1);
   Testbench bench("bench", system);
   for (std::uint64_t i = 0; i < 20; ++i) bench.add(0, 0, load(128, 128, i * 16384));
   bench.run_all();
-  EXPECT_NEAR(steady_rate(bench, 5, 19, 16384.0), 16384.0 / 840.0, 0.01);
+  EXPECT_NEAR(steady_rate(bench, 5, 19, 16384.0), 16384.0 / 200.0, 0.01);
 }
 
 TEST(TransferModel, LargeRowsRunAtTheEnginesPeak) {
@@ -201,7 +201,7 @@ TEST(TransferModel, CompletionsKeepQueueOrder) {
   const std::uint64_t same_queue = bench.add(0, 0, copy);
   const std::uint64_t other_queue = bench.add(0, 0, copy_other_queue);
   bench.run_all();
-  EXPECT_GE(bench.completion(load_id).complete_ns, 1300 + 65536 / 10.0);
+  EXPECT_GE(bench.completion(load_id).complete_ns, 450 + 65536 / 10.0);
   EXPECT_GE(bench.completion(same_queue).complete_ns, bench.completion(load_id).complete_ns);
   EXPECT_LT(bench.completion(other_queue).complete_ns, bench.completion(load_id).complete_ns);
 }

@@ -150,6 +150,7 @@ std::map<std::string, Expected> expectations() {
   }
   // 4 loads of [128, 512] bf16.
   e["dma_load_stream.json"] = {{{"COUNT", 4}, {"F", 512}}, 0, 4 * 128 * 512 * 2, 0};
+  e["dma_load_stream_hwdge.json"] = e["dma_load_stream.json"];
   // Collectives only: their traffic is the collective-communication cores' DMA legs, not the
   // kernel's own DMAs, so no core reports HBM bytes (docs/collectives.md).
   e["collective_all_reduce.json"] = {{}, 0, 0, 0};

@@ -245,7 +245,7 @@ const std::vector<Sensitivity> kSensitivities = {
   {"hbm.cores_per_stack", "4", "hbm_cores_trn2", kTime, E::kIncreases, "four cores share one stack", {"chip.hbm_stacks=2"}},
   {"hbm.channels_per_stack", "2", "hbm_stream_trn2", kTime, E::kIncreases, "fewer channels, fewer banks in flight"},
   {"hbm.banks_per_channel", "1", "hbm_stream_trn2", kTime, E::kIncreases, "every request waits for the one bank"},
-  {"hbm.row_bytes", "64", "hbm_stream_trn2", kTime, E::kIncreases, "more row activations"},
+  {"hbm.row_bytes", "64", "hbm_strided_trn2", kTime, E::kIncreases, "more row activations (a contiguous stream hides them behind bank parallelism)"},
   {"hbm.interleave_bytes", "65536", "hbm_stream_trn2", kTime, E::kIncreases, "requests spread over fewer channels at once"},
   {"hbm.burst_bytes", "512", "hbm_stream_trn2", kTime, E::kIncreases, "coarser bursts occupy the channel longer"},
   {"hbm.address_hash", "bitslice", "hbm_strided_trn2", kTime, E::kIncreases, "a 4 KiB stride maps to the same channel"},
