@@ -374,6 +374,38 @@ TEST_F(TraceWriterTest, EngineTrafficThroughSbufAndPsumIsACounterPerCore) {
   EXPECT_NEAR(first_value["PSUM bandwidth (engines)"], static_cast<double>(psum) / 1000, 1e-3);
 }
 
+TEST_F(TraceWriterTest, QueueOccupancyAndDmasInFlightAreMeanCountsPerBin) {
+  const kernel::Instruction& matmul = golden_.first(Opcode::kNcMatmul);
+  const kernel::Instruction& load = golden_.first(Opcode::kDmaCopy);
+  // Two matmuls queued over [0, 1000): one from 0 to 1000, one from 500 to 1000: a mean of 1.5.
+  core::InstructionTiming first = timing_of(matmul, 1000, 1100);
+  core::InstructionTiming second = timing_of(matmul, 1000, 1200);
+  second.fetched_ns = 500;
+  // A transfer issued at 0 and complete at 2000: one in flight in both bins.
+  core::DmaEvent transfer = core::dma_event_of(0, load.sequence, load);
+  transfer.issue_ns = 0;
+  transfer.start_ns = 400;
+  transfer.end_ns = 2000;
+  TraceOptions options;
+  options.counter_bin_ns = 1000;
+  TraceWriter writer(path_, golden_.program(), system(), options);
+  writer.instruction(first);
+  writer.instruction(second);
+  writer.dma(transfer);
+  const json trace = finish_and_parse(writer, 2000);
+  std::map<std::string, std::vector<std::pair<double, double>>> samples;
+  for (const json& sample : events_with_phase(trace, "C")) {
+    samples[sample["name"]].emplace_back(sample["ts"].get<double>(),
+                                         sample["args"].begin()->get<double>());
+  }
+  using Samples = std::vector<std::pair<double, double>>;
+  EXPECT_EQ(samples["tensor queue"], (Samples{{0.0, 1.5}, {2.0, 0.0}}));  // then 0 to the end
+  EXPECT_EQ(samples["DMAs in flight"], (Samples{{0.0, 1.0}, {2.0, 0.0}}));
+  EXPECT_NE(read_file(path_).find("\"tensor queue\",\"ph\":\"C\",\"pid\":0,\"ts\":0.000,"
+                                  "\"args\":{\"instructions\":1.500}"),
+            std::string::npos);
+}
+
 TEST_F(TraceWriterTest, CountersInAWindowStartWithTheValueAtItsBegin) {
   const kernel::Instruction& load = golden_.first(Opcode::kDmaCopy);
   core::DmaEvent transfer = core::dma_event_of(0, load.sequence, load);
