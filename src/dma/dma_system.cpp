@@ -251,6 +251,8 @@ void DmaSystem::issue_packet(std::uint32_t engine_index, double time_ns) {
     item.max_done_ns = std::max(item.max_done_ns, written.done_ns);
   }
   transfer.first_packet_ns = std::min(transfer.first_packet_ns, time_ns);
+  if (observed())
+    report_packet(transfer, engine, packet, time_ns, read_done, reads_hbm, writes_hbm);
   fabric_tat = std::max(fabric_tat, time_ns) + packet.moved_bytes / core_bytes_per_ns_;
   if (reads_hbm) read_tat = std::max(read_tat, time_ns) + packet.src_bytes / port_bytes_per_ns_;
   if (writes_hbm) {
@@ -270,6 +272,34 @@ void DmaSystem::issue_packet(std::uint32_t engine_index, double time_ns) {
              std::max({engine.busy_until_ns, engine.stall_until_ns,
                        fabric_tat - fabric_tolerance_ns_, engine.next_eligible_ns()}));
   }
+}
+
+void DmaSystem::report_packet(Transfer& transfer, const DmaEngine& engine, const Packet& packet,
+                              double start_ns, double end_ns, bool reads_hbm, bool writes_hbm) {
+  // The stack a packet touches: HBM addresses carry it in their space field.
+  std::int32_t stack = -1;
+  if (reads_hbm) stack = static_cast<std::int32_t>(memory::decode(packet.src_address).space);
+  if (writes_hbm) {
+    const auto written = static_cast<std::int32_t>(memory::decode(packet.dst_address).space);
+    stack = stack >= 0 && stack != written ? -1 : written;
+  }
+  // The transfer's stack: the one all its packets touch, else -1.
+  if (stack >= 0 || reads_hbm || writes_hbm) {
+    transfer.event.hbm_stack =
+        transfer.packets_reported == 0 || transfer.event.hbm_stack == stack ? stack : -1;
+  }
+  core::DmaEvent event = transfer.event;
+  event.kind = core::DmaEvent::Kind::kPacket;
+  event.dma_engine = static_cast<std::int32_t>(engine.index);
+  event.hbm_stack = stack;
+  event.packet = transfer.packets_reported++;
+  event.bytes = packet.moved_bytes;
+  event.hbm_read_bytes = reads_hbm ? packet.src_bytes : 0;
+  event.hbm_write_bytes = writes_hbm ? packet.dst_bytes : 0;
+  event.issue_ns = transfer.issue_ns;
+  event.start_ns = start_ns;
+  event.end_ns = end_ns;
+  report(event);
 }
 
 void DmaSystem::finish_packet(const Event& event) {

@@ -75,7 +75,8 @@ class DmaSystem : public sc_core::sc_module, public core::DmaBackend {
     std::uint32_t queue = 0;
     std::uint32_t pending = 0;  ///< engines that have not completed it
     double issue_ns = 0;
-    core::DmaEvent event;  ///< filled only when an observer is set
+    core::DmaEvent event;                ///< filled only when an observer is set
+    std::uint32_t packets_reported = 0;  ///< packet events reported so far (observer set)
     double first_packet_ns = 0;
     double complete_ns = 0;
   };
@@ -98,6 +99,10 @@ class DmaSystem : public sc_core::sc_module, public core::DmaBackend {
 
   void wake();
   void advance(double horizon_ns);
+  /// Reports packet `packet` of `transfer`, occupying `engine` from `start_ns` to `end_ns` (its
+  /// reads and writes may complete later), and folds its HBM stack into the transfer's event.
+  void report_packet(Transfer& transfer, const DmaEngine& engine, const Packet& packet,
+                     double start_ns, double end_ns, bool reads_hbm, bool writes_hbm);
   /// Makes `engine` look for a packet to issue at `time_ns` (unless it already will earlier).
   void schedule(DmaEngine& engine, std::uint32_t engine_index, double time_ns);
   void issue_packet(std::uint32_t engine_index, double time_ns);

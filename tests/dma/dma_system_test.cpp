@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "dma_test_support.hpp"
 
@@ -49,6 +50,36 @@ TEST(DmaCalibration, HardwareDescriptorGenerationAddsItsCost) {
 /// (16 x 23 = 368 B/ns), F = bytes per partition, with every load in flight at once: their
 /// latencies overlap, so only engine occupancy and bytes remain. (T4's published curve is a
 /// double-buffered stream whose latencies show: tests/validation, docs/validation.md.)
+TEST(DmaEvents, ThePacketModelReportsEachPacketWithItsEngineAndStack) {
+  // The T4 copy above: 4 partitions x 8 KiB on one engine in 4 KiB packets: 8 packets of
+  // 4,096 B, all on engine 0 (4 partitions fit one engine's 8), all reading HBM stack 0.
+  const config::Params params = builtin("trn2");
+  DmaSystem system("memory", params, 1);
+  std::vector<core::DmaEvent> events;
+  system.set_observer([&events](const core::DmaEvent& event) { events.push_back(event); });
+  Testbench bench("bench", system);
+  const std::uint64_t id = bench.add(0, 0, load(4, 8192, 0));
+  bench.run_all();
+  std::uint64_t packet_bytes = 0;
+  std::uint32_t packets = 0;
+  for (const core::DmaEvent& event : events) {
+    EXPECT_EQ(event.id, id);
+    EXPECT_EQ(event.hbm_stack, 0);
+    if (event.kind == core::DmaEvent::Kind::kTransfer) continue;
+    EXPECT_EQ(event.dma_engine, 0);
+    EXPECT_EQ(event.packet, packets);
+    EXPECT_EQ(event.bytes, 4096u);
+    EXPECT_EQ(event.hbm_read_bytes, 4096u);
+    EXPECT_LT(event.start_ns, event.end_ns);
+    packet_bytes += event.bytes;
+    ++packets;
+  }
+  EXPECT_EQ(packets, 8u);
+  EXPECT_EQ(packet_bytes, 32768u);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().kind, core::DmaEvent::Kind::kTransfer);  // reported at completion
+}
+
 class DmaEfficiencyCurve : public ::testing::TestWithParam<std::uint32_t> {};
 
 TEST_P(DmaEfficiencyCurve, IsSetByDescriptorOccupancyWhenLatenciesOverlap) {
