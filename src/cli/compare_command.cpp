@@ -63,6 +63,7 @@ void register_compare_command(CLI::App& app, CommandContext& context) {
     nki::NkiArguments nki;
     std::vector<std::string> sets;
     std::string svg;
+    std::string report;
     bool json = false;
     unsigned jobs = 0;
   };
@@ -82,6 +83,9 @@ void register_compare_command(CLI::App& app, CommandContext& context) {
   add_nki_arguments(*command, options->nki);
   command->add_option("--set", options->sets, "Config override dotted.key=value, on every config")
       ->take_all();
+  command->add_option("--report", options->report,
+                      "Also write one HTML page: the table, kernel time, MFU, engine shares, "
+                      "roofline and waits across the configs");
   command->add_option("--svg", options->svg,
                       "Also draw kernel time per config to FILE.svg (its data to FILE.csv)");
   command->add_flag("--json", options->json, "Print the comparison as JSON");
@@ -138,6 +142,9 @@ void register_compare_command(CLI::App& app, CommandContext& context) {
       const util::BarChart chart = sweep::compare_chart(title, columns);
       sweep::write_file_atomically(options->svg, util::bar_chart_svg(chart));
       sweep::write_file_atomically(util::chart_csv_path(options->svg), util::bar_chart_csv(chart));
+    }
+    if (!options->report.empty()) {
+      sweep::write_file_atomically(options->report, sweep::compare_html(title, columns));
     }
     std::size_t failed = 0;
     for (const sweep::CompareColumn& column : columns) failed += column.run.ok ? 0 : 1;

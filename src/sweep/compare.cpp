@@ -194,4 +194,128 @@ util::BarChart compare_chart(const std::string& kernel, const std::vector<Compar
   return chart;
 }
 
+namespace {
+
+constexpr std::string_view kPageStyle = R"(
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1100px;
+color:#222;padding:0 16px}
+h1{font-size:1.5em}h2{font-size:1.2em;margin-top:32px;border-bottom:1px solid #ddd}
+pre{background:#f6f8fa;padding:12px;overflow-x:auto;font-size:12.5px;line-height:1.35}
+.note{color:#555;font-size:13px}.chart{margin:8px 0}
+)";
+
+double sum_over_cores(const json& statistics, const std::string& pointer) {
+  double total = 0;
+  if (!statistics.contains("cores")) return 0;
+  for (const json& core : statistics["cores"]) total += number_at(core, pointer).value_or(0);
+  return total;
+}
+
+}  // namespace
+
+std::string compare_html(const std::string& kernel, const std::vector<CompareColumn>& columns) {
+  const auto escape = [](const std::string& text) { return util::xml_escape(text); };
+  std::string page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
+  page += "<title>trnsim compare: " + escape(kernel) + "</title><style>";
+  page += kPageStyle;
+  page += "</style></head><body>\n<h1>" + escape(kernel) + "</h1>\n";
+  page += "<h2 id=\"table\">Comparison</h2>\n<pre>" + escape(compare_table(kernel, columns)) +
+          "</pre>\n";
+
+  std::vector<const CompareColumn*> valid;
+  for (const CompareColumn& column : columns) {
+    if (column.run.ok) valid.push_back(&column);
+  }
+  if (valid.empty()) {
+    page += "<p class=\"note\">The kernel ran on none of the configs.</p></body></html>\n";
+    return page;
+  }
+
+  page += "<h2 id=\"time\">Kernel time and MFU</h2>\n";
+  page +=
+      "<div class=\"chart\">" + util::bar_chart_svg(compare_chart(kernel, columns)) + "</div>\n";
+  util::BarChart mfu{"TensorE MFU per config", "config", "MFU (%)", {}, {{"", {}}}};
+  for (const CompareColumn* column : valid) {
+    mfu.categories.push_back(column->config);
+    mfu.series[0].values.push_back(number_at(column->run.statistics, "/system/mfu_pct"));
+  }
+  page += "<div class=\"chart\">" + util::bar_chart_svg(mfu) + "</div>\n";
+
+  page += "<h2 id=\"engines\">Engine busy share</h2>\n";
+  util::BarChart busy{"busy share per engine (core 0)", "config", "% of the kernel", {}, {}};
+  for (const char* engine : kEngines) {
+    util::BarSeries series{engine, {}};
+    bool any = false;
+    for (const CompareColumn* column : valid) {
+      const auto value = number_at(column->run.statistics,
+                                   std::string("/cores/0/engines/") + engine + "/active_pct");
+      series.values.push_back(value);
+      any = any || value.value_or(0) > 0;
+    }
+    if (any) busy.series.push_back(std::move(series));
+  }
+  for (const CompareColumn* column : valid) busy.categories.push_back(column->config);
+  if (!busy.series.empty())
+    page += "<div class=\"chart\">" + util::bar_chart_svg(busy) + "</div>\n";
+
+  page += "<h2 id=\"roofline\">Roofline</h2>\n";
+  util::LineChart roofline{"TensorE roofline per config (BF16 peak; memory roof: DMA bandwidth)",
+                           "arithmetic intensity (FLOP per HBM byte)",
+                           "TFLOP/s",
+                           true,
+                           true,
+                           {}};
+  for (const CompareColumn* column : valid) {
+    const json& statistics = column->run.statistics;
+    const double flops = sum_over_cores(statistics, "/tensor/flops");
+    const double hbm = sum_over_cores(statistics, "/hbm/read_bytes") +
+                       sum_over_cores(statistics, "/hbm/write_bytes");
+    const double peak = sum_over_cores(statistics, "/tensor/peak_bf16_tflops");
+    const double cores = statistics.contains("cores") ? statistics["cores"].size() : 1.0;
+    const double bandwidth =
+        number_at(statistics, "/memory_system/dma/peak_bandwidth_per_core_gbps").value_or(0) *
+        cores;
+    const double kernel_ns = number_at(statistics, "/time/kernel_ns").value_or(0);
+    if (flops <= 0 || hbm <= 0 || peak <= 0 || bandwidth <= 0 || kernel_ns <= 0) continue;
+    const double intensity = flops / hbm;
+    const double ridge = peak * 1e3 / bandwidth;
+    const double low = std::min(intensity, ridge) / 10;
+    const double high = std::max(intensity, ridge) * 10;
+    roofline.series.push_back(
+        {column->config + " roof", {{low, low * bandwidth / 1e3}, {ridge, peak}, {high, peak}}});
+    roofline.series.push_back({column->config, {{intensity, flops / kernel_ns / 1e3}}});
+  }
+  if (roofline.series.empty()) {
+    page +=
+        "<p class=\"note\">No roofline: the kernel has no matmul FLOPs or no HBM traffic.</p>\n";
+  } else {
+    page += "<div class=\"chart\">" + util::line_chart_svg(roofline) + "</div>\n";
+  }
+
+  page += "<h2 id=\"stalls\">Dependency waits</h2>\n";
+  util::BarChart waits{"dependency wait per engine (core 0)", "config", "wait (us)", {}, {}};
+  for (const char* engine : kEngines) {
+    util::BarSeries series{engine, {}};
+    bool any = false;
+    for (const CompareColumn* column : valid) {
+      const auto value = number_at(column->run.statistics, std::string("/cores/0/engines/") +
+                                                               engine + "/dependency_wait_ns");
+      series.values.push_back(value ? std::optional<double>(*value / 1e3) : std::nullopt);
+      any = any || value.value_or(0) > 0;
+    }
+    if (any) waits.series.push_back(std::move(series));
+  }
+  for (const CompareColumn* column : valid) waits.categories.push_back(column->config);
+  if (waits.series.empty()) {
+    page += "<p class=\"note\">No engine waited for a dependency.</p>\n";
+  } else {
+    page += "<div class=\"chart\">" + util::bar_chart_svg(waits) + "</div>\n";
+    page +=
+        "<p class=\"note\">Time each engine was idle with work waiting for a producer on "
+        "another engine (the summary's dep_wait column).</p>\n";
+  }
+  page += "</body></html>\n";
+  return page;
+}
+
 }  // namespace trnsim::sweep

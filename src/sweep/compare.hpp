@@ -28,4 +28,10 @@ nlohmann::ordered_json compare_json(const std::string& kernel,
 /// A bar chart of kernel time per config.
 util::BarChart compare_chart(const std::string& kernel, const std::vector<CompareColumn>& columns);
 
+/// `compare --report`: one self-contained HTML page (inline SVG and CSS, no scripts or fetches)
+/// with the table and, across the configs, the charts a run's report has: kernel time, each
+/// engine's busy share, MFU, a TensorE roofline with one point per config under its own roofs,
+/// and each engine's dependency wait by producer. Invalid configs appear in the table only.
+std::string compare_html(const std::string& kernel, const std::vector<CompareColumn>& columns);
+
 }  // namespace trnsim::sweep

@@ -188,8 +188,14 @@ std::vector<double> log_ticks(double low, double high, const std::set<double>& d
     }
     return ticks;
   }
-  // Within about a decade: the data's own values when few, else 1-2-5 steps around them.
-  if (data.size() <= 12) return {data.begin(), data.end()};
+  // Within about a decade: the data's own values when few and apart, else 1-2-5 steps.
+  // The data's own values label the axis when few and apart (a factor 1.25 or more: labels of
+  // closer values would overlap).
+  bool apart = true;
+  for (auto it = data.begin(); it != data.end() && std::next(it) != data.end(); ++it) {
+    if (*std::next(it) < *it * 1.25) apart = false;
+  }
+  if (data.size() <= 12 && apart) return {data.begin(), data.end()};
   std::vector<double> steps;
   for (int decade = first_decade - 1; decade <= last_decade; ++decade) {
     for (const double mantissa : {1.0, 2.0, 5.0})

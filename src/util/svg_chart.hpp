@@ -57,8 +57,9 @@ std::vector<double> nice_ticks(double low, double high, int target = 6);
 
 /// Ticks of a log axis over data in [low, high] (> 0), the axis then spanning them: every power
 /// of ten from the one at or below `low` to the one at or above `high` when at least two powers
-/// of ten lie within [low, high]; else the data's own values when there are at most 12 of them;
-/// else 1-2-5 steps from the one at or below `low` to the one at or above `high`.
+/// of ten lie within [low, high]; else the data's own values when there are at most 12 of them,
+/// each at least 1.25 times the previous; else 1-2-5 steps from the one at or below `low` to the
+/// one at or above `high`.
 std::vector<double> log_ticks(double low, double high, const std::set<double>& data);
 
 /// Escapes &, <, >, " and ' for XML text and attributes.

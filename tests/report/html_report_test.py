@@ -139,6 +139,24 @@ def main():
                    ["--input", "a=float32[8,128,2048]", "--input", "b=float32[8,128,2048]"])
         check_structure(out, nki, True)
         reports.append((nki, out))
+        # compare --report: the same kinds of charts across configs.
+        compared = os.path.join(source, "examples/kernels/matmul_tiled.json")
+        out = os.path.join(scratch, "compare.html")
+        result = subprocess.run([trnsim, "compare", compared, "--configs", "trn1,trn2,trn3",
+                                 "--quiet", "--report", out], capture_output=True, text=True,
+                                timeout=300)
+        if result.returncode != 0:
+            fail(f"compare --report: exit {result.returncode}: {result.stderr}")
+        with open(out, encoding="utf-8") as f:
+            page = f.read()
+        for token in FORBIDDEN:
+            if token in page:
+                fail(f"compare report: has '{token}'")
+        for section in ("id=\"table\"", "id=\"time\"", "id=\"engines\"", "id=\"roofline\"",
+                        "id=\"stalls\""):
+            if section not in page:
+                fail(f"compare report: no section {section}")
+        reports.append(("compare " + compared, out))
         print(f"structure: {len(reports)} reports ok")
 
         chromium = find_chromium()

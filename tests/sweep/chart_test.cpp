@@ -54,6 +54,8 @@ TEST(SvgChart, LogTicksAreDecadesWhenTheDataCrossTwoOfThem) {
 TEST(SvgChart, LogTicksWithinADecadeAreTheDataOr125Steps) {
   // 650, 1300, 2600 hold one power of ten only: the three values themselves.
   EXPECT_EQ(util::log_ticks(650, 2600, {650, 1300, 2600}), (std::vector<double>{650, 1300, 2600}));
+  // Close values (20 and 22) would overlap: 1-2-5 steps from 2 to 50 instead.
+  EXPECT_EQ(util::log_ticks(2, 40, {2, 20, 22, 40}), (std::vector<double>{2, 5, 10, 20, 50}));
   // 13 values from 3 to 40: 1-2-5 steps from 2 (the last at or below 3) to 50 (first >= 40).
   std::set<double> many;
   for (int i = 0; i < 13; ++i) many.insert(3 + i * (37.0 / 12));
