@@ -256,6 +256,27 @@ void register_sweep_command(CLI::App& app, CommandContext& context) {
             ? fmt::format(" ({} failed or without the metric, left out)", output.skipped)
             : "");
   });
+
+  struct ReportOptions {
+    std::string input;
+    std::string output;
+    std::string title;
+  };
+  auto report_options = std::make_shared<ReportOptions>();
+  CLI::App* report = command->add_subcommand(
+      "report", "One self-contained HTML page of a sweep: metrics charts, bottlenecks, points");
+  report->add_option("RESULTS", report_options->input, "Results file (JSON Lines)")->required();
+  report->add_option("-o,--output", report_options->output, "HTML file")->required();
+  report->add_option("--title", report_options->title, "Page title (default: the results file)");
+  report->callback([report_options] {
+    std::vector<sweep::Record> records = sweep::read_results(report_options->input).records;
+    sweep::sort_by_index(records);
+    const std::string title =
+        report_options->title.empty() ? report_options->input : report_options->title;
+    write_text_file(report_options->output, sweep::sweep_report_html(records, title));
+    std::cerr << fmt::format("trnsim: {} points reported to {}\n", records.size(),
+                             report_options->output);
+  });
 }
 
 }  // namespace trnsim::cli

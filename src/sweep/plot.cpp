@@ -6,6 +6,7 @@
 #include <array>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "sweep/metrics.hpp"
 #include "sweep/run_request.hpp"
@@ -227,6 +228,127 @@ PlotOutput plot_results(const std::vector<Record>& records, const PlotRequest& r
   output.svg = util::bar_chart_svg(chart);
   output.csv = util::bar_chart_csv(chart);
   return output;
+}
+
+std::string sweep_report_html(const std::vector<Record>& records, const std::string& title) {
+  using json = Record;
+  const auto escape = [](const std::string& text) { return util::xml_escape(text); };
+  // What varies: keys of "values" with more than one value over the points, in first-seen order.
+  std::vector<std::string> keys;
+  std::map<std::string, std::set<std::string>> seen;
+  for (const Record& record : records) {
+    if (!record.contains("values") || !record["values"].is_object()) continue;
+    for (const auto& [key, value] : record["values"].items()) {
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+      seen[key].insert(value_text(value));
+    }
+  }
+  std::erase_if(keys, [&](const std::string& key) { return seen[key].size() < 2; });
+
+  std::string page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
+  page += "<title>trnsim sweep: " + escape(title) + "</title><style>";
+  page += R"(body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;
+max-width:1100px;color:#222;padding:0 16px}h2{font-size:1.2em;margin-top:32px;
+border-bottom:1px solid #ddd}table{border-collapse:collapse;font-size:12.5px}
+th,td{border:1px solid #ddd;padding:3px 6px}th{background:#f0f2f4}td.n{text-align:right}
+.note{color:#555;font-size:13px}.chart{margin:8px 0})";
+  page += "</style></head><body>\n<h1>" + escape(title) + "</h1>\n";
+  std::size_t failed = 0;
+  std::map<std::string, std::size_t> verdicts;
+  for (const Record& record : records) {
+    if (record.value("status", "") != "ok") {
+      ++failed;
+      continue;
+    }
+    if (record.contains("/metrics/bottleneck"_json_pointer)) {
+      const std::string verdict = value_text(record["metrics"]["bottleneck"]);
+      ++verdicts[verdict.substr(0, verdict.find(':'))];
+    }
+  }
+  page += fmt::format("<p class=\"note\">{} points, {} failed; varied: {}.</p>\n", records.size(),
+                      failed, keys.empty() ? "nothing" : escape(util::join(keys, ", ")));
+
+  page += "<h2 id=\"charts\">Metrics across the points</h2>\n";
+  if (keys.empty()) {
+    page += "<p class=\"note\">Nothing varies: no chart.</p>\n";
+  } else {
+    PlotRequest request;
+    request.x = keys[0];
+    if (keys.size() > 1) request.by = keys[1];
+    std::string held;
+    for (std::size_t i = 2; i < keys.size(); ++i) {
+      const Record* first = records.empty() ? nullptr : &records.front();
+      if (first == nullptr || !(*first)["values"].contains(keys[i])) continue;
+      const std::string value = value_text((*first)["values"][keys[i]]);
+      request.where.emplace_back(keys[i], value);
+      held += (held.empty() ? "" : ", ") + keys[i] + " = " + value;
+    }
+    if (!held.empty()) {
+      page += "<p class=\"note\">Held at the first point's values: " + escape(held) + ".</p>\n";
+    }
+    for (const char* metric : {"time_us", "mfu_pct", "hbm_gbps", "dma_active_pct"}) {
+      const bool all_zero = std::all_of(records.begin(), records.end(), [&](const Record& record) {
+        const json* value = record.contains("metrics") && record["metrics"].contains(metric)
+                                ? &record["metrics"][metric]
+                                : nullptr;
+        return value == nullptr || !value->is_number() || value->get<double>() == 0;
+      });
+      if (all_zero) {
+        page += "<p class=\"note\">" + escape(metric) + " is 0 or absent at every point.</p>\n";
+        continue;
+      }
+      request.y = metric;
+      try {
+        const PlotOutput output = plot_results(records, request);
+        if (output.plotted > 0) page += "<div class=\"chart\">" + output.svg + "</div>\n";
+      } catch (const InputError& error) {
+        page += "<p class=\"note\">" + escape(metric) + ": " + escape(error.what()) + "</p>\n";
+      }
+    }
+  }
+
+  page +=
+      "<h2 id=\"bottlenecks\">Bottlenecks</h2>\n<table><tr><th>verdict</th><th>points</th>"
+      "</tr>\n";
+  for (const auto& [verdict, count] : verdicts) {
+    page += fmt::format("<tr><td>{}</td><td class=\"n\">{}</td></tr>\n", escape(verdict), count);
+  }
+  page += "</table>\n";
+
+  page += "<h2 id=\"points\">Points</h2>\n<table><tr><th>index</th>";
+  for (const std::string& key : keys) page += "<th>" + escape(key) + "</th>";
+  page +=
+      "<th>status</th><th>time (us)</th><th>MFU %</th><th>HBM GB/s</th><th>bottleneck</th>"
+      "</tr>\n";
+  constexpr std::size_t kRowsShown = 1000;
+  for (std::size_t i = 0; i < records.size() && i < kRowsShown; ++i) {
+    const Record& record = records[i];
+    page += "<tr><td class=\"n\">" + escape(value_text(record.value("index", json()))) + "</td>";
+    for (const std::string& key : keys) {
+      const json* value = record.contains("values") && record["values"].contains(key)
+                              ? &record["values"][key]
+                              : nullptr;
+      page += "<td>" + (value == nullptr ? std::string() : escape(value_text(*value))) + "</td>";
+    }
+    const json metrics = record.value("metrics", json::object());
+    const auto metric = [&](const char* name) {
+      return metrics.contains(name) && metrics[name].is_number()
+                 ? fmt::format("{:.3f}", metrics[name].get<double>())
+                 : std::string();
+    };
+    page += "<td>" + escape(record.value("status", "")) + "</td><td class=\"n\">" +
+            metric("time_us") + "</td><td class=\"n\">" + metric("mfu_pct") +
+            "</td><td class=\"n\">" + metric("hbm_gbps") + "</td><td>" +
+            escape(metrics.contains("bottleneck") ? value_text(metrics["bottleneck"]) : "") +
+            "</td></tr>\n";
+  }
+  page += "</table>\n";
+  if (records.size() > kRowsShown) {
+    page += fmt::format("<p class=\"note\">The first {} of {} points.</p>\n", kRowsShown,
+                        records.size());
+  }
+  page += "</body></html>\n";
+  return page;
 }
 
 }  // namespace trnsim::sweep

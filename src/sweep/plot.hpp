@@ -34,6 +34,12 @@ struct PlotOutput {
 /// the same x in the same series (naming the keys that tell them apart).
 PlotOutput plot_results(const std::vector<Record>& records, const PlotRequest& request);
 
+/// `sweep report`: one self-contained HTML page of a sweep's results: for each recorded metric
+/// (time_us, mfu_pct, hbm_gbps, dma_active_pct) a chart against the first varied value, a
+/// series per value of the second, the other varied values held at the first point's; the
+/// bottleneck verdicts counted; and a table of the points (the first 1,000). `title` heads it.
+std::string sweep_report_html(const std::vector<Record>& records, const std::string& title);
+
 /// Parses a --where "KEY=VALUE".
 std::pair<std::string, std::string> parse_where(const std::string& text);
 

@@ -157,6 +157,24 @@ def main():
             if section not in page:
                 fail(f"compare report: no section {section}")
         reports.append(("compare " + compared, out))
+        # sweep report: the example sweep's metrics across its points.
+        spec = os.path.join(source, "examples/sweeps/vector_add_dma.json")
+        results = os.path.join(scratch, "sweep.jsonl")
+        out = os.path.join(scratch, "sweep.html")
+        for command in (["sweep", spec, "-j", "2", "--quiet", "-o", results],
+                        ["sweep", "report", results, "-o", out]):
+            result = subprocess.run([trnsim, *command], capture_output=True, text=True,
+                                    timeout=300)
+            if result.returncode != 0:
+                fail(f"{' '.join(command)}: exit {result.returncode}: {result.stderr}")
+        with open(out, encoding="utf-8") as f:
+            page = f.read()
+        for token in FORBIDDEN:
+            if token in page:
+                fail(f"sweep report: has '{token}'")
+        if page.count("<svg") < 2 or "id=\"points\"" not in page:
+            fail("sweep report: expected metric charts and the points table")
+        reports.append(("sweep report " + spec, out))
         print(f"structure: {len(reports)} reports ok")
 
         chromium = find_chromium()
