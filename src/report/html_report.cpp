@@ -197,16 +197,13 @@ std::string HtmlReport::render(const json& statistics, double kernel_ns) const {
     const double intensity = flops / hbm_bytes;              // FLOP per HBM byte
     const double achieved_tflops = flops / kernel_ns / 1e3;  // FLOP/ns = GFLOP/s
     const double ridge = peak_tflops * 1e3 / bandwidth_gbps;
-    const double low = std::min(intensity, ridge) / 10;
-    const double high = std::max(intensity, ridge) * 10;
     util::LineChart roofline{"TensorE roofline (BF16 peak; memory roof: the cores' DMA bandwidth)",
                              "arithmetic intensity (FLOP per HBM byte)",
                              "TFLOP/s",
                              true,
                              true,
                              {}};
-    roofline.series.push_back(
-        {"roof", {{low, low * bandwidth_gbps / 1e3}, {ridge, peak_tflops}, {high, peak_tflops}}});
+    roofline.series.push_back(util::roofline_roof("roof", peak_tflops, bandwidth_gbps, intensity));
     roofline.series.push_back({"this kernel", {{intensity, achieved_tflops}}});
     page += "<div class=\"chart\">" + util::line_chart_svg(roofline) + "</div>\n";
     page += fmt::format(

@@ -278,11 +278,8 @@ std::string compare_html(const std::string& kernel, const std::vector<CompareCol
     const double kernel_ns = number_at(statistics, "/time/kernel_ns").value_or(0);
     if (flops <= 0 || hbm <= 0 || peak <= 0 || bandwidth <= 0 || kernel_ns <= 0) continue;
     const double intensity = flops / hbm;
-    const double ridge = peak * 1e3 / bandwidth;
-    const double low = std::min(intensity, ridge) / 10;
-    const double high = std::max(intensity, ridge) * 10;
     roofline.series.push_back(
-        {column->config + " roof", {{low, low * bandwidth / 1e3}, {ridge, peak}, {high, peak}}});
+        util::roofline_roof(column->config + " roof", peak, bandwidth, intensity));
     roofline.series.push_back({column->config, {{intensity, flops / kernel_ns / 1e3}}});
   }
   if (roofline.series.empty()) {

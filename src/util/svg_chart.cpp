@@ -139,6 +139,15 @@ std::string xml_escape(const std::string& text) {
   return out;
 }
 
+LineSeries roofline_roof(std::string name, double peak_tflops, double bandwidth_gbps,
+                         double intensity) {
+  const double ridge = peak_tflops * 1e3 / bandwidth_gbps;
+  const double low = std::min(intensity, ridge) / 10;
+  const double high = std::max(intensity, ridge) * 10;
+  return {std::move(name),
+          {{low, low * bandwidth_gbps / 1e3}, {ridge, peak_tflops}, {high, peak_tflops}}};
+}
+
 std::string line_chart_csv(const LineChart& chart) {
   std::string out = "series," + csv_field(chart.x_label) + "," + csv_field(chart.y_label) + "\n";
   for (const LineSeries& series : chart.series) {

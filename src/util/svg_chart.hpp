@@ -43,6 +43,12 @@ struct BarChart {
 std::string line_chart_svg(const LineChart& chart);
 std::string bar_chart_svg(const BarChart& chart);
 
+/// A roofline's roof: compute-bound at `peak_tflops` right of the ridge (peak / bandwidth FLOP
+/// per byte), memory-bound at `bandwidth_gbps` x intensity left of it, drawn from a decade below
+/// to a decade above the ridge and `intensity` (FLOP per byte), whichever spans more.
+LineSeries roofline_roof(std::string name, double peak_tflops, double bandwidth_gbps,
+                         double intensity);
+
 /// The data behind a chart as CSV, one row per drawn point or bar: columns `series` (the legend
 /// name, empty for a single unnamed series), then the chart's x label, then its y label; numbers
 /// in the shortest form that reads back exactly; a bar drawn "n/a" has an empty y.

@@ -71,6 +71,21 @@ TEST(SvgChart, TheCsvBehindALineChartHasEveryPointInXOrder) {
   EXPECT_EQ(util::chart_csv_path("plots/a"), "plots/a.csv");
 }
 
+TEST(SvgChart, TheRooflineRoofBendsAtTheRidge) {
+  // 100 TFLOP/s over 500 GB/s: ridge at 100e3 / 500 = 200 FLOP/byte. A kernel at 50 FLOP/byte:
+  // from 5 (a decade below it) at 5 x 500 / 1e3 = 2.5 TFLOP/s, to 2,000 (a decade above the
+  // ridge) at the peak.
+  const util::LineSeries roof = util::roofline_roof("roof", 100, 500, 50);
+  EXPECT_EQ(roof.name, "roof");
+  ASSERT_EQ(roof.points.size(), 3u);
+  EXPECT_DOUBLE_EQ(roof.points[0].first, 5);
+  EXPECT_DOUBLE_EQ(roof.points[0].second, 2.5);
+  EXPECT_DOUBLE_EQ(roof.points[1].first, 200);
+  EXPECT_DOUBLE_EQ(roof.points[1].second, 100);
+  EXPECT_DOUBLE_EQ(roof.points[2].first, 2000);
+  EXPECT_DOUBLE_EQ(roof.points[2].second, 100);
+}
+
 TEST(SvgChart, EscapesText) {
   EXPECT_EQ(util::xml_escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
   util::LineChart chart{"t<1>", "x", "y", false, false, {{"s&1", {{1, 2}, {2, 3}}}}};
