@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages trnsim needs, only those missing. Uses sudo when not root.
-# python3 runs the NKI front end (src/frontend); NKI kernels commonly import numpy.
+# python3 runs the NKI front end (src/frontend); NKI kernels commonly import numpy. slurm-wlm and
+# munge start the single-node Slurm the sweep test submits the example job array to
+# (tests/slurm).
 set -euo pipefail
 packages=(build-essential cmake pkg-config libsystemc-dev libboost-dev libspdlog-dev libfmt-dev
-          nlohmann-json3-dev libcli11-dev libgtest-dev googletest python3 python3-numpy)
+          nlohmann-json3-dev libcli11-dev libgtest-dev googletest python3 python3-numpy
+          slurm-wlm munge)
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
