@@ -119,9 +119,13 @@ merge=$(sed -n 's/.*and merge job \([0-9]*\);.*/\1/p' submit.txt)
 # Wait until the merge job has ended (it depends on the whole array).
 state=""
 for _ in $(seq 600); do
-  state=$(scontrol show job "$merge" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+  job=$(scontrol show job "$merge" 2>/dev/null || true)
+  state=$(sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' <<<"$job")
+  # A failed shard leaves the merge job pending for ever.
+  if grep -q "Reason=DependencyNeverSatisfied" <<<"$job"; then state=DEPENDENCY_NEVER_SATISFIED; fi
   case "$state" in
-    COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|PREEMPTED|BOOT_FAIL|DEADLINE) break ;;
+    COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|PREEMPTED|BOOT_FAIL|DEADLINE|\
+    DEPENDENCY_NEVER_SATISFIED) break ;;
   esac
   sleep 0.5
 done
