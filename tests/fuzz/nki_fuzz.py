@@ -100,7 +100,7 @@ def run_case(case, workdir, timeout, coverage):
     """Traces `case` in a forked child. Returns (outcome, detail, lines): outcome "ok", "invalid"
     (exit 2 with a message), "timeout" or "finding"."""
     kernel_path = os.path.join(workdir, case["file"])
-    with open(kernel_path, "w", encoding="utf-8", errors="surrogatepass") as f:
+    with open(kernel_path, "w", encoding="utf-8", errors="surrogateescape") as f:
         f.write(case["source"])
     output = os.path.join(workdir, "out.json")
     stderr_path = os.path.join(workdir, "stderr.txt")
@@ -285,7 +285,7 @@ def _mutate_tree(tree, rng):
 
 
 def _mutate_bytes(source, rng):
-    data = bytearray(source.encode("utf-8"))
+    data = bytearray(source.encode("utf-8", errors="surrogateescape"))
     kind = rng.choice(["truncate", "insert", "flip", "nesting"])
     at = rng.randrange(len(data) + 1)
     if kind == "truncate":
@@ -332,7 +332,7 @@ def mutate(case, rng):
                 _mutate_tree(tree, rng)
                 try:
                     case["source"] = ast.unparse(tree)
-                except (ValueError, TypeError, AttributeError, RecursionError):
+                except (ValueError, TypeError, AttributeError, RecursionError, SyntaxError):
                     pass
                 continue
         if kind == "bytes":

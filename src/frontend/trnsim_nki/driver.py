@@ -149,6 +149,16 @@ def load_module(path):
         raise UsageError(f"{path}: no such file")
     if os.path.isdir(path):
         raise UsageError(f"{path}: is a directory, expected a Python file")
+    try:
+        with open(path, "rb") as f:
+            source = f.read()
+    except OSError as e:
+        raise UsageError(f"{path}: cannot be read: {e.strerror}") from None
+    if b"\0" in source:  # Python's compile() rejects it with a ValueError, not a SyntaxError
+        line = source.count(b"\n", 0, source.index(b"\0")) + 1
+        display = trace.display_path_factory(os.getcwd())
+        raise KernelError("SyntaxError: a NUL byte in the source (expected Python source text)",
+                          where=(display(os.path.abspath(path)), line))
     directory = os.path.dirname(os.path.abspath(path))
     if directory not in sys.path:
         sys.path.insert(0, directory)
