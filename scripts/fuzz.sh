@@ -8,7 +8,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage="usage: scripts/fuzz.sh kernel|config|sweep_spec|nki [MINUTES]"
-target=${1:?$usage}
+if (( $# < 1 || $# > 2 )); then
+  echo "$usage" >&2
+  exit 2
+fi
+target=$1
 minutes=${2:-10}
 if ! [[ "$minutes" =~ ^[0-9]+$ ]] || (( minutes == 0 )); then
   echo "scripts/fuzz.sh: MINUTES must be a positive whole number, found '$minutes'" >&2
@@ -16,13 +20,13 @@ if ! [[ "$minutes" =~ ^[0-9]+$ ]] || (( minutes == 0 )); then
 fi
 seconds=$((minutes * 60))
 findings=build-fuzz/findings/$target
-mkdir -p "$findings"
 
 case "$target" in
   kernel) seeds=(examples/kernels tests/core/kernels) ;;
   config) seeds=(configs) ;;
   sweep_spec) seeds=(examples/sweeps) ;;
   nki)
+    mkdir -p "$findings"
     exec /usr/bin/python3 tests/fuzz/nki_fuzz.py --seconds "$seconds" --crashes "$findings" ;;
   *) echo "scripts/fuzz.sh: unknown target '$target'; $usage" >&2; exit 2 ;;
 esac
@@ -40,7 +44,7 @@ fi
 cmake --build build-fuzz --target "fuzz_$target" -j"$(nproc)"
 
 corpus=build-fuzz/corpus/$target
-mkdir -p "$corpus"
+mkdir -p "$corpus" "$findings"
 # -timeout: an input taking longer is a finding (a hang); -rss_limit_mb: so is one that
 # needs more memory than this.
 exec "build-fuzz/tests/fuzz/fuzz_$target" "$corpus" "${seeds[@]}" \
