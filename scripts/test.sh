@@ -30,4 +30,7 @@ cmake --build build-sanitize -j"$(nproc)"
 # thread stacks ("Tracer caught signal 11"): both are off, so leaks are not checked.
 export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=0:detect_stack_use_after_return=0
 export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
+# The documented `trnsim validate` commands skip themselves: the whole calibration (minutes under
+# the sanitizers) runs once, in validation_docs_current.
+export TRNSIM_SANITIZER_SUITE=1
 ctest --test-dir build-sanitize --output-on-failure -j"$(nproc)"
