@@ -54,8 +54,7 @@ Squeezed squeezed_shape(const AccessPattern& pattern) {
 class Checker {
  public:
   Checker(const PreparedKernel& kernel, std::uint32_t statement, const SourceRef* source)
-      : kernel_(kernel),
-        program_(*kernel.program),
+      : program_(*kernel.program),
         target_(kernel.target),
         statement_(statement),
         source_(source),
@@ -100,7 +99,6 @@ class Checker {
   }
 
  private:
-  const PreparedKernel& kernel_;
   const Program& program_;
   const Target& target_;
   std::uint32_t statement_;

@@ -77,6 +77,10 @@ std::string JsonChecker::string(const ordered_json& value, const std::string& po
   if (!value.is_string() || value.get<std::string>().empty()) {
     fail(pointer, "expected " + what + " (a non-empty string), found " + describe_json(value));
   }
+  // File names, configs and values end up in a worker's command line, where NUL ends a string.
+  if (value.get<std::string>().find('\0') != std::string::npos) {
+    fail(pointer, "expected " + what + ", found a string with a NUL character (\\u0000)");
+  }
   return value.get<std::string>();
 }
 

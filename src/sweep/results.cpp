@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <map>
 #include <system_error>
@@ -58,9 +57,7 @@ void add_column(std::vector<std::string>& columns, const std::string& name) {
 }  // namespace
 
 ResultsFile read_results(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw InputError(path, "cannot open the results file");
-  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::string text = util::read_input_file(path, "results file");
   ResultsFile results;
   std::size_t start = 0;
   std::size_t line_number = 0;

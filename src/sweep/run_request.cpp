@@ -1,13 +1,13 @@
 #include "sweep/run_request.hpp"
 
 #include <cctype>
-#include <fstream>
 #include <iterator>
 
 #include "config/load.hpp"
 #include "nki/kernel_reference.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
+#include "util/json_input.hpp"
 
 namespace trnsim::sweep {
 
@@ -185,10 +185,7 @@ nlohmann::ordered_json kwargs_json(const Assignments& kwargs) {
 
 const std::string& FileCache::text(const std::string& path) {
   if (const auto it = texts_.find(path); it != texts_.end()) return it->second;
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw InputError(path, "cannot open the file");
-  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  return texts_.emplace(path, std::move(text)).first->second;
+  return texts_.emplace(path, util::read_input_file(path, "kernel file")).first->second;
 }
 
 }  // namespace trnsim::sweep

@@ -16,6 +16,7 @@
 #include "nki/kernel_reference.hpp"
 #include "sweep/json_checks.hpp"
 #include "util/error.hpp"
+#include "util/json_input.hpp"
 #include "util/strings.hpp"
 
 namespace trnsim::sweep {
@@ -217,9 +218,12 @@ void check_param_value(const Checker& check, const ordered_json& value,
 /// Declared param names of a kernel file, or empty when the file declares none.
 std::vector<std::string> declared_params(const Checker& check, const std::string& path,
                                          const std::string& pointer) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) check.fail(pointer, "cannot open the kernel file '" + path + "'");
-  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::string text;
+  try {
+    text = util::read_input_file(path, "kernel file");
+  } catch (const InputError& e) {  // missing, a directory, unreadable: located at the spec
+    check.fail(pointer, e.message() + " ('" + path + "')");
+  }
   const auto document = ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
   std::vector<std::string> names;
   // A malformed kernel is reported by the runs, which say exactly where it is malformed.
@@ -404,6 +408,11 @@ SweepKernel parse_kernel(const Checker& check, const ordered_json& json, const s
                  "'" + kernel.file +
                      "' is an NKI Python kernel: give its arguments as "
                      "\"kwargs\" and its tensors as \"inputs\", not \"params\"");
+    }
+    std::error_code error;
+    if (fs::is_directory(nki::kernel_file(kernel.path), error)) {
+      check.fail(file_pointer, "expected a kernel file, found a directory ('" +
+                                   nki::kernel_file(kernel.path) + "')");
     }
     if (!std::ifstream(nki::kernel_file(kernel.path))) {
       check.fail(file_pointer,

@@ -169,6 +169,32 @@ TEST(Inputs, ADirectoryOrABinaryFileIsAnInputErrorNamingIt) {
                      "missing.json: cannot open the kernel file: No such file or directory");
 }
 
+TEST(Inputs, DirectoriesWhereASweepReadsAFileAreInputErrors) {
+  ScratchDir dir;
+  std::filesystem::create_directory(dir.file("kdir"));
+  for (const std::string kernel : {R"("kdir")", R"({"file": "kdir", "params": {"T": [1, 2]}})"}) {
+    write_file(dir.file("s.json"),
+               R"({"format": "trnsim-sweep/1", "kernel": )" + kernel + R"(, "config": "trn2"})");
+    expect_input_error(trnsim(dir, {"sweep", "s.json", "--dry-run"}),
+                       "expected a kernel file, found a directory");
+  }
+  expect_input_error(trnsim(dir, {"sweep", "export", "kdir"}),
+                     "kdir: expected a results file, found a directory");
+  expect_input_error(trnsim(dir, {"sweep", "merge", "kdir", "-o", "all.jsonl"}),
+                     "kdir: expected a results file, found a directory");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("all.jsonl")));
+}
+
+TEST(Inputs, ANulCharacterInASweepSpecStringIsAnInputError) {
+  ScratchDir dir;
+  // "./\u0000x" would name the spec's own directory once cut at the NUL.
+  write_file(dir.file("s.json"),
+             R"({"format": "trnsim-sweep/1", "kernel": "./\u0000x.json", "config": "trn2"})");
+  expect_input_error(
+      trnsim(dir, {"sweep", "s.json", "--dry-run"}),
+      "s.json: /kernel: expected a kernel file, found a string with a NUL character");
+}
+
 TEST(Inputs, AnErrorMidRunPrintsNothingOnStdout) {
   ScratchDir dir;
   // The second iteration reads past the end of `a`: found while the simulation runs.

@@ -149,6 +149,35 @@ def load_module(path):
         raise UsageError(f"{path}: no such file")
     if os.path.isdir(path):
         raise UsageError(f"{path}: is a directory, expected a Python file")
+    try:
+        with open(path, "rb") as f:
+            source = f.read()
+    except OSError as e:
+        raise UsageError(f"{path}: cannot be read: {e.strerror}") from None
+    # compile() rejects some texts with other exceptions than SyntaxError: NUL bytes and bytes
+    # that are not UTF-8 (ValueError), nesting too deep for its parser (MemoryError).
+    display = trace.display_path_factory(os.getcwd())
+
+    def not_python(message, offset):
+        line = source.count(b"\n", 0, offset) + 1
+        return KernelError(f"SyntaxError: {message}", where=(display(os.path.abspath(path)), line))
+
+    if b"\0" in source:
+        raise not_python("a NUL byte in the source (expected Python source text)",
+                         source.index(b"\0"))
+    try:
+        code = compile(source, path, "exec", dont_inherit=True)
+    except UnicodeDecodeError as e:
+        try:  # where in the file (the exception's offset may be within one line)
+            source.decode("utf-8")
+        except UnicodeDecodeError as whole:
+            raise not_python(f"the source is not UTF-8 text (byte 0x{source[whole.start]:02x})",
+                             whole.start) from None
+        raise not_python(f"the source cannot be decoded ({e.reason})", 0) from None
+    except (MemoryError, RecursionError):
+        raise not_python("the source nests too deeply for Python's parser", 0) from None
+    except ValueError as e:
+        raise not_python(f"the source cannot be parsed ({e})", 0) from None
     directory = os.path.dirname(os.path.abspath(path))
     if directory not in sys.path:
         sys.path.insert(0, directory)
@@ -158,7 +187,7 @@ def load_module(path):
         raise UsageError(f"{path}: cannot be loaded as a Python module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    exec(code, module.__dict__)  # what the loader's exec_module does, with the code compiled above
     return module
 
 

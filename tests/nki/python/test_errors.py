@@ -134,6 +134,31 @@ class CommandLine(TraceCase):
         self.assertEqual(result.stderr.count("\n"), 1, result.stderr)
         self.assertIn("SyntaxError", result.stderr)
 
+    def test_a_nul_byte_in_the_kernel_file(self):
+        path = self.write("""
+            def k(a):
+                return a
+        """)
+        with open(path, "ab") as f:
+            f.write(b"x = 1\0\n")
+        result = run_cli(f"{path}::k", "--input", "a=float32[4]", cwd=os.path.dirname(path))
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertEqual(result.stderr.count("\n"), 1, result.stderr)
+        self.assertIn("kernel_1.py:7: SyntaxError: a NUL byte in the source", result.stderr)
+
+    def test_a_kernel_file_that_is_not_utf8(self):
+        path = self.write("""
+            def k(a):
+                return a
+        """)
+        with open(path, "ab") as f:
+            f.write(b"def f():\n    d\x86ype = 1\n")
+        result = run_cli(f"{path}::k", "--input", "a=float32[4]", cwd=os.path.dirname(path))
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertEqual(result.stderr.count("\n"), 1, result.stderr)
+        self.assertIn("kernel_1.py:8: SyntaxError: ", result.stderr)
+        self.assertIn("0x86", result.stderr)
+
     def test_bad_inputs(self):
         path = self.write("""
             @nki.jit
