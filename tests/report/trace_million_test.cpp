@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -108,6 +109,10 @@ class TraceChecker : public nlohmann::json_sax<json> {
 };
 
 TEST(TraceMillion, AMillionEventTraceIsValidJsonWithoutOverlaps) {
+  if (std::getenv("TRNSIM_SANITIZER_SUITE") != nullptr) {
+    GTEST_SKIP()
+        << "a million events take minutes under the sanitizers; the Release suite runs this";
+  }
   const testing::GoldenKernel golden;
   testing::ScratchDir dir;
   const std::string path = dir.file("million.json");
