@@ -284,7 +284,7 @@ void DmaSystem::report_packet(Transfer& transfer, const DmaEngine& engine, const
     stack = stack >= 0 && stack != written ? -1 : written;
   }
   // The transfer's stack: the one all its packets touch, else -1.
-  if (stack >= 0 || reads_hbm || writes_hbm) {
+  if (reads_hbm || writes_hbm) {
     transfer.event.hbm_stack =
         transfer.packets_reported == 0 || transfer.event.hbm_stack == stack ? stack : -1;
   }
