@@ -587,6 +587,21 @@ const std::vector<Rule>& rules() {
          return fmt::format("{} must not exceed {}", from(o, "compiler.dma_queues"),
                             from(o, "dma.queues_per_engine"));
        }},
+      {"dma.hwdge_cost_ns <= dma.hwdge_latency_ns (a DGE cannot start instructions faster than "
+       "it finishes them)",
+       [](const Params& p, const Origins& o) -> std::string {
+         if (p.dma.hwdge_cost_ns <= p.dma.hwdge_latency_ns) return "";
+         return fmt::format("{} must not exceed {}", from(o, "dma.hwdge_cost_ns"),
+                            from(o, "dma.hwdge_latency_ns"));
+       }},
+      {"compiler.dge_mode hwdge needs a NeuronCore with hardware DGE (nc_version >= 3)",
+       [](const Params& p, const Origins& o) -> std::string {
+         if (p.compiler.dge_mode != CompilerDge::hwdge || p.nc_version >= 3) return "";
+         return fmt::format(
+             "{} needs a hardware DGE, which {} does not have (NeuronCore-v3 and later); set "
+             "compiler.dge_mode to none",
+             from(o, "compiler.dge_mode"), from(o, "nc_version"));
+       }},
       {"collective.mesh_max_bytes <= collective.rdh_max_bytes",
        [](const Params& p, const Origins& o) -> std::string {
          if (p.collective.mesh_max_bytes <= p.collective.rdh_max_bytes) return "";

@@ -26,6 +26,8 @@ enum class DmaModel { packet, transfer };
 enum class AddressHash { crc, bitslice };
 enum class Topology { single, torus2d, torus3d, switch_, nvlink_switch };
 enum class MemsetEngine { gpsimd, vector };
+/// Descriptor generation the NKI front end gives a DMA whose kernel does not choose one.
+enum class CompilerDge { none, hwdge };
 enum class CopyEngine { vector, scalar, gpsimd };
 
 template <class E>
@@ -55,6 +57,10 @@ struct EnumNames<Topology> {
 template <>
 struct EnumNames<MemsetEngine> {
   static constexpr std::array<std::string_view, 2> names{"gpsimd", "vector"};
+};
+template <>
+struct EnumNames<CompilerDge> {
+  static constexpr std::array<std::string_view, 2> names{"none", "hwdge"};
 };
 template <>
 struct EnumNames<CopyEngine> {
@@ -509,7 +515,8 @@ struct DmaParams {
   double core_bandwidth_gbps = 437.5;
   double hbm_port_bandwidth_gbps = 437.5;
   double fixed_cost_ns = 450;
-  double hwdge_cost_ns = 750;
+  double hwdge_cost_ns = 600;
+  double hwdge_latency_ns = 750;
   double swdge_cost_ns = 1000;
   double descriptor_overhead_ns = 25;
   int descriptor_prefetch = 8;
@@ -557,16 +564,23 @@ struct DmaParams {
              0, 1e9});
     v.field("hwdge_cost_ns", hwdge_cost_ns,
             {"ns",
-             "hardware descriptor generation (dge hwdge, NC-v3+) per DMA instruction, before "
-             "fixed_cost_ns: the DGE of the triggering sequencer makes one instruction's "
-             "descriptors at a time; other DMAs' data moves meanwhile",
+             "hardware descriptor generation (dge hwdge, NC-v3+): DGE occupancy per DMA "
+             "instruction. The DGE of the triggering sequencer starts one instruction every "
+             "hwdge_cost_ns at most, so a stream of hwdge DMAs from one sequencer moves at most "
+             "one DMA per hwdge_cost_ns",
+             "facts.md §9.3 (~600 ns per hwdge instruction)", 0, 1e9});
+    v.field("hwdge_latency_ns", hwdge_latency_ns,
+            {"ns",
+             "hardware descriptor generation latency: from the DGE starting a DMA instruction to "
+             "its descriptors being ready, before fixed_cost_ns; at least hwdge_cost_ns (the DGE "
+             "pipelines: it starts the next instruction after hwdge_cost_ns)",
              "fitted on calibration-targets.md T4 curve: with fixed_cost_ns it makes the ~1300 "
-             "ns of facts.md §9.2; facts.md §9.3 gives ~600 ns per hwdge instruction",
+             "ns of descriptor setup, synchronisation and semaphore-to-start of facts.md §9.2",
              0, 1e9});
     v.field("swdge_cost_ns", swdge_cost_ns,
             {"ns",
              "GpSimd software descriptor generation (dge swdge) per DMA instruction, before "
-             "fixed_cost_ns; one instruction at a time per core, like hwdge_cost_ns",
+             "fixed_cost_ns; one instruction at a time per core (occupancy and latency)",
              "assumed: not published (facts.md §9.3); of the order of the fixed cost", 0, 1e9});
     v.field("descriptor_overhead_ns", descriptor_overhead_ns,
             {"ns",
@@ -804,6 +818,7 @@ struct CompilerParams {
   MemsetEngine sbuf_memset_engine = MemsetEngine::gpsimd;
   CopyEngine copy_engine = CopyEngine::vector;
   bool fold_zero_fill = true;
+  CompilerDge dge_mode = CompilerDge::hwdge;
 
   template <class V>
   void visit(V& v) {
@@ -840,6 +855,14 @@ struct CompilerParams {
              "assumed: the compiler drops such fills (a first accumulation overwrites); not "
              "published",
              0, 1});
+    v.field("dge_mode", dge_mode,
+            {"",
+             "descriptor generation of a dma_copy whose kernel leaves dge_mode unset (or "
+             "unknown): none (descriptors prebuilt by the runtime) or hwdge (the hardware DGE of "
+             "the triggering sequencer, NeuronCore-v3 and later); a kernel's own dge_mode wins",
+             "facts.md §9.3: hwdge is the hardware path on NC-v3+, and the published trn2 "
+             "profiles made with prebuilt descriptors say the compiler's descriptor generation "
+             "was disabled for them; the compiler's default is otherwise not published"});
   }
 };
 

@@ -1,8 +1,7 @@
 // The interface between the NeuronCore sequencers and whatever models DMA timing. A sequencer
 // that triggers a DMA submits it at the current simulation time; the backend later reports when
 // the transfer completed (every engine involved wrote its semaphore).
-// The placeholder implementation is core::SimpleDmaBackend (dma_model.hpp); the DMA-engine/HBM
-// model implements the same interface.
+// The DMA/HBM models in src/dma (packet and transfer) implement it.
 #pragma once
 
 #include <algorithm>

@@ -171,7 +171,8 @@ Packet PacketCursor::next(const TransferPlan& plan) {
 }
 
 DescriptorGenerators::DescriptorGenerators(const config::DmaParams& params, std::uint32_t cores)
-    : hwdge_ns_(params.hwdge_cost_ns),
+    : hwdge_occupancy_ns_(params.hwdge_cost_ns),
+      hwdge_latency_ns_(params.hwdge_latency_ns),
       swdge_ns_(params.swdge_cost_ns),
       free_ns_(std::size_t{std::max<std::uint32_t>(1, cores)} * kSlots, 0.0) {}
 
@@ -184,8 +185,9 @@ double DescriptorGenerators::generate(std::uint32_t pid, const kernel::Instructi
   const std::size_t index =
       std::min<std::size_t>(pid, free_ns_.size() / kSlots - 1) * kSlots + slot;
   double& free = free_ns_[index];
-  free = std::max(free, submit_ns) + (hardware ? hwdge_ns_ : swdge_ns_);
-  return free;
+  const double start = std::max(free, submit_ns);
+  free = start + (hardware ? hwdge_occupancy_ns_ : swdge_ns_);
+  return start + (hardware ? hwdge_latency_ns_ : swdge_ns_);
 }
 
 }  // namespace trnsim::dma

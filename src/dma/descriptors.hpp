@@ -107,12 +107,13 @@ class PacketCursor {
   std::uint64_t dst_address_ = 0;
 };
 
-/// Run-time descriptor generation (`dge: hwdge` / `swdge`), shared by both DMA models. A
-/// generator handles one DMA instruction at a time, for dma.hwdge_cost_ns / dma.swdge_cost_ns
-/// each: hwdge on the DGE of the sequencer that triggers the DMA (facts.md §9.3: two instances
-/// per core, driven by the Sync and the Scalar sequencers), swdge on the core's GpSimd. A DMA
-/// with prebuilt descriptors (`dge: none`) needs no generator. DMAs must be submitted in time
-/// order per core.
+/// Run-time descriptor generation (`dge: hwdge` / `swdge`), shared by both DMA models. hwdge runs
+/// on the DGE of the sequencer that triggers the DMA (facts.md §9.3: two instances per core,
+/// driven by the Sync and the Scalar sequencers): a DGE starts one DMA instruction per
+/// dma.hwdge_cost_ns at most (its occupancy) and has that instruction's descriptors ready
+/// dma.hwdge_latency_ns after starting it (it pipelines). swdge runs on the core's GpSimd, one
+/// instruction at a time, dma.swdge_cost_ns each (occupancy and latency). A DMA with prebuilt
+/// descriptors (`dge: none`) needs no generator. DMAs must be submitted in time order per core.
 class DescriptorGenerators {
  public:
   DescriptorGenerators(const config::DmaParams& params, std::uint32_t cores);
@@ -121,7 +122,8 @@ class DescriptorGenerators {
 
  private:
   static constexpr std::size_t kSlots = kernel::kEngineCount + 1;  ///< hwdge per trigger, swdge
-  const double hwdge_ns_;
+  const double hwdge_occupancy_ns_;  ///< ns between instruction starts on one DGE
+  const double hwdge_latency_ns_;    ///< ns from an instruction's start to its descriptors
   const double swdge_ns_;
   std::vector<double> free_ns_;  ///< per (core, slot): the generator is free from
 };

@@ -32,6 +32,7 @@ nlohmann::ordered_json target_json(const config::Params& params) {
       {"sbuf_memset_engine", std::string(config::enum_name(compiler.sbuf_memset_engine))},
       {"copy_engine", std::string(config::enum_name(compiler.copy_engine))},
       {"fold_zero_fill", compiler.fold_zero_fill},
+      {"dge_mode", std::string(config::enum_name(compiler.dge_mode))},
   };
   return json;
 }

@@ -323,6 +323,9 @@ std::string format_markdown(const Report& report) {
       for (const auto& [name, value] : run.params) {
         params += (params.empty() ? "" : " ") + fmt::format("`--param {}={}`", name, value);
       }
+      for (const auto& [name, value] : run.sets) {
+        params += (params.empty() ? "" : " ") + fmt::format("`--set {}={}`", name, value);
+      }
       out += fmt::format("| {} | `examples/kernels/{}` | {} | {} |\n", row.target, run.kernel,
                          run.config, params.empty() ? "defaults" : params);
     }

@@ -23,6 +23,9 @@ struct RunSpec {
   std::vector<std::pair<std::string, std::string>> params;  ///< --param NAME=VALUE, in order
   std::vector<std::pair<std::string, std::string>> inputs;  ///< NKI: --input NAME=SPEC
   std::vector<std::pair<std::string, std::string>> kwargs;  ///< NKI: --kwarg NAME=VALUE
+  /// --set KEY=VALUE that the measurement's setup implies (e.g. a compiler flag it was built
+  /// with); `trnsim validate --set` comes after these.
+  std::vector<std::pair<std::string, std::string>> sets;
 
   /// "kernel.json@trn2 N=4 F=8": identifies the run (equal keys share one simulation).
   std::string key() const;

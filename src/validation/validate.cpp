@@ -50,7 +50,8 @@ Report run_validation(const ValidateOptions& options, std::ostream& log) {
     request.params = run.params;
     request.inputs = run.inputs;
     request.kwargs = run.kwargs;
-    request.sets = options.sets;
+    request.sets = run.sets;
+    request.sets.insert(request.sets.end(), options.sets.begin(), options.sets.end());
     requests.push_back(std::move(request));
   }
 

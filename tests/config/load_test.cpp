@@ -268,6 +268,13 @@ TEST_F(ConfigErrors, CrossFieldRulesNameTheValuesAndWhereTheyCameFrom) {
                 ") exceeds psum.partition_bytes = psum.banks x psum.bank_bytes = 16384"));
   EXPECT_THAT(error_for(R"("collective": {"mesh_max_bytes": 100000000})"),
               HasSubstr("collective.mesh_max_bytes = 100000000"));
+  EXPECT_THAT(error_for(R"("dma": {"hwdge_cost_ns": 900.0})"),
+              HasSubstr("dma.hwdge_cost_ns = 900.0 (from " + (dir_.path() / "bad.json").string() +
+                        ") must not exceed dma.hwdge_latency_ns = 750.0"));
+  EXPECT_THAT(error_for(R"("nc_version": 2)"),
+              HasSubstr("compiler.dge_mode = \"hwdge\" (from built-in config 'trn2') needs a "
+                        "hardware DGE, which nc_version = 2 (from " +
+                        (dir_.path() / "bad.json").string() + ") does not have"));
   EXPECT_THAT(error_for(R"("system": {"chips": 4})"),
               HasSubstr("system.chips = 4 (from " + (dir_.path() / "bad.json").string() +
                         ") needs a multi-chip system.topology"));

@@ -1,9 +1,9 @@
 // The three parts of a DMA's cost (docs/cost-models.md, "DMA"), each a contract on both DMA
 // models (packet: DmaSystem; transfer: TransferLevelDma), with times worked out by hand:
-//   (a) per-DMA latency: dma.fixed_cost_ns (after dma.hwdge_cost_ns of descriptor generation
-//       for hardware-generated descriptors, one DMA at a time per generator) from issue to the
-//       first data, overlapping every other DMA in flight on the same and other queues; it
-//       occupies no engine;
+//   (a) per-DMA latency: dma.fixed_cost_ns (after dma.hwdge_latency_ns of descriptor generation
+//       for hardware-generated descriptors; a DGE starts one DMA per dma.hwdge_cost_ns) from
+//       issue to the first data, overlapping every other DMA in flight on the same and other
+//       queues; it occupies no engine;
 //   (b) per-descriptor engine occupancy: dma.descriptor_overhead_ns per descriptor on the
 //       engine's descriptor unit, pipelined with its data path;
 //   (c) per-byte transfer: bytes / dma.engine_bandwidth_gbps on each engine, then the core's
@@ -22,11 +22,11 @@
 namespace trnsim::dma::test {
 namespace {
 
-/// trn2 with the cost parts pinned: latency 450 ns, hwdge 750 ns, 25 ns per descriptor,
-/// 23 B/ns per engine.
+/// trn2 with the cost parts pinned: latency 450 ns, hwdge latency 750 ns and occupancy 600 ns,
+/// 25 ns per descriptor, 23 B/ns per engine.
 config::Params pinned(std::vector<std::string> more = {}) {
-  std::vector<std::string> overrides = {"dma.fixed_cost_ns=450", "dma.hwdge_cost_ns=750",
-                                        "dma.descriptor_overhead_ns=25",
+  std::vector<std::string> overrides = {"dma.fixed_cost_ns=450", "dma.hwdge_cost_ns=600",
+                                        "dma.hwdge_latency_ns=750", "dma.descriptor_overhead_ns=25",
                                         "dma.engine_bandwidth_gbps=23"};
   overrides.insert(overrides.end(), more.begin(), more.end());
   return builtin("trn2", overrides);
@@ -76,15 +76,16 @@ TEST(DmaCostParts, TransferModelLatencyOverlapsDmasInFlight) {
   expect_latency_overlaps(bench, 0.0);
 }
 
-/// Descriptor generation is part of the latency, but a generator makes one DMA's descriptors at
-/// a time (hwdge: the triggering sequencer's DGE). Three SBUF -> SBUF copies of [4, 64 B]
-/// triggered by Sync (engine 0: 4 descriptors of 64 B, 25 ns each, all processed before the DMA
-/// is ready; data 4 x 64 / 23 = 11.1 ns; the SBUF write adds 0.006 ns), all issued at 0:
+/// Descriptor generation is part of the latency, but a DGE (hwdge: the triggering sequencer's)
+/// starts one DMA per 600 ns; it has a DMA's descriptors 750 ns after starting it. Three SBUF ->
+/// SBUF copies of [4, 64 B] (engine 0: 4 descriptors of 64 B, 25 ns each, all processed before
+/// the DMA is ready; data 4 x 64 / 23 = 11.1 ns; the SBUF write adds 0.006 ns), all issued at 0:
 ///   S: prebuilt descriptors (queue 2): ready 450, complete 461.1.
-///   P: hwdge (queue 0): descriptors at 750, ready 1,200, complete 1,211.1.
-///   Q: hwdge (queue 1): the generator is busy with P until 750, so Q's descriptors exist at
-///      1,500, ready 1,950, complete 1,961.1 (1,211.1 + 11.1 if generation overlapped like the
-///      rest of the latency).
+///   P: hwdge from Sync (queue 0): started at 0, descriptors at 750, ready 1,200, complete
+///      1,211.1.
+///   Q: hwdge from Sync (queue 1): the DGE starts it at 600, descriptors at 1,350, ready 1,800,
+///      complete 1,811.1 (1,211.1 + 11.1 if generation overlapped like the rest of the
+///      latency; 1,961.1 if the DGE finished P before starting Q).
 void expect_generators_one_at_a_time(Testbench& bench) {
   auto copy = [](std::uint8_t queue, kernel::DgeMode dge) {
     Instruction i =
@@ -98,16 +99,16 @@ void expect_generators_one_at_a_time(Testbench& bench) {
   bench.run_all();
   EXPECT_NEAR(bench.completion(s).complete_ns, 461.1, 0.1);
   EXPECT_NEAR(bench.completion(p).complete_ns, 1211.1, 0.1);
-  EXPECT_NEAR(bench.completion(q).complete_ns, 1961.1, 0.1);
+  EXPECT_NEAR(bench.completion(q).complete_ns, 1811.1, 0.1);
 }
 
-TEST(DmaCostParts, PacketModelDescriptorGeneratorsWorkOneDmaAtATime) {
+TEST(DmaCostParts, PacketModelHardwareDgeStartsOneDmaPerOccupancy) {
   DmaSystem system("memory", pinned(), 1);
   Testbench bench("bench", system);
   expect_generators_one_at_a_time(bench);
 }
 
-TEST(DmaCostParts, TransferModelDescriptorGeneratorsWorkOneDmaAtATime) {
+TEST(DmaCostParts, TransferModelHardwareDgeStartsOneDmaPerOccupancy) {
   TransferLevelDma system(pinned(), 1);
   Testbench bench("bench", system);
   expect_generators_one_at_a_time(bench);

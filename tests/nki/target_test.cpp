@@ -20,7 +20,7 @@ TEST(TargetJson, Trn2GivesTheNkiConstantsOfNeuronCoreV3) {
     "psum_alignment_bytes": 4, "bn_stats_fmax": 512, "vector_transpose_max": 32,
     "dma_queues": 16, "cores_per_chip": 8,
     "compiler": {"loop_tile_buffers": 2, "dma_queues": 16, "sbuf_memset_engine": "gpsimd",
-                 "copy_engine": "vector", "fold_zero_fill": true}})");
+                 "copy_engine": "vector", "fold_zero_fill": true, "dge_mode": "hwdge"}})");
   EXPECT_EQ(target, expected) << target.dump(2);
 }
 

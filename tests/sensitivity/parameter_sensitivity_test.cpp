@@ -98,6 +98,8 @@ const std::vector<Workload>& workloads() {
       // DMA and HBM.
       {"dma_stream_trn2",
        run_kernel(kExamples + "kernels/dma_load_stream.json", "trn2", {"-p", "F=256"}, "transfer")},
+      {"dge_stream_trn2", run_kernel(kExamples + "kernels/dma_load_stream_hwdge.json", "trn2",
+                                     {"-p", "F=512", "-p", "BUFFERS=8"}, "transfer")},
       {"dma_transpose_trn2", run_kernel(kKernels + "dma_transpose.json", "trn2", {}, "transfer")},
       {"dma_priority_trn3", run_kernel(kKernels + "dma_priority.json", "trn3", {}, "packet")},
       {"hbm_stream_trn2",
@@ -228,7 +230,8 @@ const std::vector<Sensitivity> kSensitivities = {
   {"dma.core_bandwidth_gbps", "50", "dma_stream_trn2", kTime, E::kIncreases, "a lower cap on the core's DMA"},
   {"dma.hbm_port_bandwidth_gbps", "50", "dma_stream_trn2", kTime, E::kIncreases, "a lower cap on reads from HBM"},
   {"dma.fixed_cost_ns", "2600", "dma_stream_trn2", kTime, E::kIncreases, "every DMA pays it"},
-  {"dma.hwdge_cost_ns", "3000", "engines_trn3", kTime, E::kIncreases, "the hardware-DGE load moves data later"},
+  {"dma.hwdge_cost_ns", "750", "dge_stream_trn2", kTime, E::kIncreases, "the DGE starts one load per 750 ns instead of 600"},
+  {"dma.hwdge_latency_ns", "3000", "engines_trn3", kTime, E::kIncreases, "the hardware-DGE load moves data later"},
   {"dma.swdge_cost_ns", "3000", "engines_trn3", kTime, E::kIncreases, "the software-DGE load moves data later"},
   {"dma.descriptor_overhead_ns", "400", "dma_stream_trn2", kTime, E::kIncreases, "512-byte descriptors"},
   {"dma.descriptor_prefetch", "1", "dma_stream_trn2", kTime, E::kIncreases, "descriptor work no longer overlaps data movement"},
@@ -288,6 +291,7 @@ const std::vector<Sensitivity> kSensitivities = {
   {"compiler.dma_queues", "1", "nki_compiler_choices_trn2", "/memory_system/dma/cores/0/queues/0/transfers", E::kIncreases, "the store joins the loads on queue 0"},
   {"compiler.sbuf_memset_engine", "vector", "nki_compiler_choices_trn2", "/cores/0/engines/vector/instructions", E::kIncreases, "the SBUF zero fill moves to VectorE"},
   {"compiler.copy_engine", "scalar", "nki_compiler_choices_trn2", "/cores/0/engines/scalar/instructions", E::kIncreases, "nl.copy runs on ScalarE"},
+  {"compiler.dge_mode", "none", "nki_vector_add_trn2", kTime, E::kDecreases, "prebuilt descriptors skip the DGE's latency"},
   {"compiler.fold_zero_fill", "false", "nki_compiler_choices_trn2", "/system/instructions", E::kIncreases, "the zero fill before += becomes a memset"},
 };
 // clang-format on

@@ -8,7 +8,7 @@
 namespace trnsim::validation {
 namespace {
 
-const RunSpec kRun{"k.json", "trn2", {{"N", "4"}}, {}, {}};
+const RunSpec kRun{"k.json", "trn2", {{"N", "4"}}, {}, {}, {}};
 
 /// Statistics with a kernel time in ns.
 nlohmann::json stats_with_time(double kernel_ns) {
@@ -34,13 +34,18 @@ Row time_row(double reference_ms, Check check) {
 
 TEST(RunKey, NamesKernelConfigAndParamsInOrder) {
   EXPECT_EQ(kRun.key(), "k.json@trn2 N=4");
-  EXPECT_EQ((RunSpec{"a.json", "trn1", {{"B", "2"}, {"A", "1"}}, {}, {}}).key(),
+  EXPECT_EQ((RunSpec{"a.json", "trn1", {{"B", "2"}, {"A", "1"}}, {}, {}, {}}).key(),
             "a.json@trn1 B=2 A=1");
 }
 
 TEST(RunKey, NamesTheInputsAndKwargsOfAnNkiKernel) {
-  const RunSpec run{"../nki/k.py::f", "trn2", {}, {{"a", "float32[128,64]"}}, {{"T", "4"}}};
+  const RunSpec run{"../nki/k.py::f", "trn2", {}, {{"a", "float32[128,64]"}}, {{"T", "4"}}, {}};
   EXPECT_EQ(run.key(), "../nki/k.py::f@trn2 a=float32[128,64] T=4");
+}
+
+TEST(RunKey, NamesTheConfigOverridesOfTheMeasurement) {
+  const RunSpec run{"k.json", "trn2", {}, {}, {}, {{"compiler.dge_mode", "none"}}};
+  EXPECT_EQ(run.key(), "k.json@trn2 --set compiler.dge_mode=none");
 }
 
 TEST(Evaluate, RelativeErrorInsideAndOutsideTheTolerance) {

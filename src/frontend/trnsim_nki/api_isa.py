@@ -356,7 +356,7 @@ def classic_namespace():
 
     def dma_copy(*, dst, src, mask=None, dst_rmw_op=None, oob_mode=None, dge_mode=None, **kwargs):
         tracer, source = _start()
-        core.lower_dma(ops.operand(dst, "dma_copy dst"), src, "dma_copy", source, mask)
+        core.lower_dma(ops.operand(dst, "dma_copy dst"), src, "dma_copy", source, mask, dge_mode)
 
     def dma_transpose(src, *, axes=None, mask=None, dtype=None, dge_mode=None, **kwargs):
         tracer, source = _start()
@@ -364,7 +364,7 @@ def classic_namespace():
         shape = tuple(reversed(src.shape))
 
         def emit(dst):
-            core.lower_dma(dst, src, "dma_transpose", source, mask)
+            core.lower_dma(dst, src, "dma_transpose", source, mask, dge_mode)
 
         return _result(shape, _dt(dtype, src.dtype), SBUF, "dma_transpose", emit, source)
 
@@ -546,13 +546,13 @@ def new_namespace():
     def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=None, name=None,
                  **kwargs):
         source = _go()
-        core.lower_dma(_dst(dst), src, "dma_copy", source)
+        core.lower_dma(_dst(dst), src, "dma_copy", source, dge_mode=dge_mode)
         return Instruction()
 
     def dma_transpose(dst, src, axes=None, priority=None, dge_mode=None, oob_mode=None, name=None,
                       **kwargs):
         source = _go()
-        core.lower_dma(_dst(dst), src, "dma_transpose", source)
+        core.lower_dma(_dst(dst), src, "dma_transpose", source, dge_mode=dge_mode)
         return Instruction()
 
     ns.update(locals())

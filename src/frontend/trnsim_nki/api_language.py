@@ -18,7 +18,8 @@ DEFAULT_TARGET = {
     "psum_alignment_bytes": 4, "bn_stats_fmax": 512, "vector_transpose_max": 32,
     "dma_queues": 16, "cores_per_chip": 8,
     "compiler": {"loop_tile_buffers": 2, "dma_queues": 16, "sbuf_memset_engine": "gpsimd",
-                 "copy_engine": "vector", "fold_zero_fill": True},
+                 "copy_engine": "vector", "fold_zero_fill": True,
+                 "dge_mode": "hwdge"},
 }
 
 _target = [DEFAULT_TARGET]

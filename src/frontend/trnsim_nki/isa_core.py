@@ -228,7 +228,7 @@ def lower_affine_select(dst, pred_text, on_true, on_false_value, cmp="ge", sourc
 
 def lower_dma(dst, src, op="dma_copy", source=None, mask=None, dge_mode=None):
     src = ops.operand(src, f"{op} src")
-    ops.emit_dma(dst, src, source, op=op, mask=mask)
+    ops.emit_dma(dst, src, source, op=op, mask=mask, dge=dge_mode)
 
 
 def lower_select(dst, predicate, on_true, on_false, source=None, mask=None):

@@ -481,11 +481,45 @@ def dma_queue(source, kind):
     return queue
 
 
+DGE_MODES = ("none", "hwdge", "swdge")
+
+
+def dge_mode(requested, op, dst, src):
+    """Descriptor generation of a DMA: the kernel's own `dge_mode` when it gives one, else the
+    config's `compiler.dge_mode` for a dma_copy without a cast (hardware DGE cannot cast) and
+    prebuilt descriptors otherwise. None for prebuilt descriptors (the format's default)."""
+    name = getattr(requested, "name", requested)
+    if name is None or name == "unknown":
+        name = compiler("dge_mode", "none") if op == "dma_copy" else "none"
+        if name == "hwdge" and dst.dtype != src.dtype:
+            name = "none"
+        return None if name == "none" else name
+    if name not in DGE_MODES:
+        raise KernelError(f"dge_mode must be one of nisa.dge_mode.none, swdge, hwdge, found "
+                          f"{requested!r}")
+    if name == "hwdge":
+        if current().target.get("nc_version", 3) < 3:
+            raise KernelError(f"dge_mode hwdge needs a NeuronCore with hardware DGE (v3 or "
+                              f"later); {current().target.get('name', 'this target')} has none")
+        if dst.dtype != src.dtype:
+            raise KernelError(f"a DMA that casts ({src.dtype.name} to {dst.dtype.name}) cannot "
+                              f"use dge_mode hwdge")
+    return None if name == "none" else name
+
+
+def _dma_attrs(source, op, dst, src, dge):
+    attrs = {"queue": dma_queue(source, op)}
+    mode = dge_mode(dge, op, dst, src)
+    if mode is not None:
+        attrs["dge"] = mode
+    return attrs
+
+
 def _squeezed(view):
     return tuple(s for s in view.shape if s != 1)
 
 
-def emit_dma_transpose(dst, src, source, mask=None):
+def emit_dma_transpose(dst, src, source, mask=None, dge=None):
     """A 2-D transpose on the way in: the DMA engines transpose 2-byte data without a cast on
     NeuronCore-v3 and later; otherwise the data is loaded as it is and transposed on TensorE
     (into PSUM, then copied to the destination)."""
@@ -502,7 +536,7 @@ def emit_dma_transpose(dst, src, source, mask=None):
               and tracer.target.get("nc_version", 3) >= 3)
     if native:
         return emit("dma_transpose", "dma", {"dst": dst, "src": src},
-                    {"queue": dma_queue(source, "dma_transpose")}, source)
+                    _dma_attrs(source, "dma_transpose", dst, src, dge), source)
     if a > tracer.target["pmax"] or b > tracer.target["pmax"]:
         raise KernelError(f"transpose of {list(src.shape)}: without a DMA transpose both sides "
                           f"must fit {tracer.target['pmax']} partitions")
@@ -515,12 +549,12 @@ def emit_dma_transpose(dst, src, source, mask=None):
     return emit_tensor_copy(dst, flipped, None, source)
 
 
-def emit_dma(dst, src, source=None, op="dma_copy", mask=None):
+def emit_dma(dst, src, source=None, op="dma_copy", mask=None, dge=None):
     tracer = current()
     if source is None:
         source = tracer.location(3)
     if op == "dma_transpose":
-        return emit_dma_transpose(dst, src, source, mask)
+        return emit_dma_transpose(dst, src, source, mask, dge)
     if src.storage.memory == PSUM:
         temp = new_result(src.shape, src.dtype, SBUF)
         create_implicit_tile(tracer, temp.storage, source)
@@ -534,13 +568,13 @@ def emit_dma(dst, src, source=None, op="dma_copy", mask=None):
         if op == "dma_copy":
             temp = new_result(dst.shape, dst.dtype, SBUF)
             create_implicit_tile(tracer, temp.storage, source)
-            emit_dma(temp, src, source, op)
+            emit_dma(temp, src, source, op, dge=dge)
             emit_tensor_copy(dst, temp, None, source)
             return None
     views = apply_mask({"dst": dst, "src": src}, mask)
     if views is None:
         return None
-    return emit(op, "dma", views, {"queue": dma_queue(source, op)}, source)
+    return emit(op, "dma", views, _dma_attrs(source, op, dst, src, dge), source)
 
 
 def apply_mask(views, mask):

@@ -48,6 +48,51 @@ class SymbolicLoops(TraceCase):
         queues = [st["queue"] for st in instructions(doc["program"]) if st["op"] == "dma_copy"]
         self.assertEqual(queues, [0, 1, 0])
 
+    def test_dma_copies_get_the_compilers_descriptor_generation(self):
+        inputs = {"a": ("float32", [256, 64]), "b": ("float32", [256, 64])}
+        doc, _ = self.trace(self.VADD, "vadd", inputs, compiler={"dge_mode": "hwdge"})
+        dges = [st.get("dge") for st in instructions(doc["program"]) if st["op"] == "dma_copy"]
+        self.assertEqual(dges, ["hwdge", "hwdge", "hwdge"])
+        # none (trn1, which has no DGE): prebuilt descriptors, the format's default, so no key
+        doc, _ = self.trace(self.VADD, "vadd", inputs, compiler={"dge_mode": "none"})
+        dges = [st.get("dge") for st in instructions(doc["program"]) if st["op"] == "dma_copy"]
+        self.assertEqual(dges, [None, None, None])
+
+    CAST_LOAD = """
+        @nki.jit
+        def cast_load(a):
+            out = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.shared_hbm)
+            t = nl.ndarray((128, 64), dtype=nl.bfloat16, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=a)
+            nisa.dma_copy(dst=out, src=t, dge_mode=nisa.dge_mode.swdge)
+            return out
+    """
+
+    def test_a_casting_dma_keeps_prebuilt_descriptors_and_a_kernels_mode_wins(self):
+        doc, _ = self.trace(self.CAST_LOAD, "cast_load", {"a": ("float32", [128, 64])},
+                            compiler={"dge_mode": "hwdge"})
+        dges = [st.get("dge") for st in instructions(doc["program"]) if st["op"] == "dma_copy"]
+        self.assertEqual(dges, [None, "swdge"])
+
+    HWDGE_ON_CAST = """
+        @nki.jit
+        def hw_cast(a):
+            t = nl.ndarray((128, 64), dtype=nl.bfloat16, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=a, dge_mode=nisa.dge_mode.hwdge)
+            return a
+    """
+
+    def test_hardware_dge_is_refused_where_the_hardware_has_none(self):
+        message, line = self.trace_error(self.HWDGE_ON_CAST, "hw_cast",
+                                         {"a": ("float32", [128, 64])})
+        self.assertIn("cannot use dge_mode hwdge", message)
+        self.assertEqual(line, 8)  # 3 header lines, then the source
+        message, line = self.trace_error(self.HWDGE_ON_CAST, "hw_cast",
+                                         {"a": ("bfloat16", [128, 64])}, nc_version=2,
+                                         name="trn1")
+        self.assertIn("dge_mode hwdge needs a NeuronCore with hardware DGE", message)
+        self.assertEqual(line, 8)  # 3 header lines, then the source
+
     def test_one_buffer_per_loop_tile_when_configured(self):
         doc, _ = self.trace(self.VADD, "vadd", {"a": ("float32", [1024, 512]),
                                                 "b": ("float32", [1024, 512])},
