@@ -27,13 +27,19 @@ FlowLevelDma::FlowLevelDma(sc_core::sc_module_name name, const config::Params& p
           (1.0 - (params.hbm.t_refi_ns > 0
                       ? std::clamp(params.hbm.t_rfc_ns / params.hbm.t_refi_ns, 0.0, 0.9)
                       : 0.0))),
+      depth_bytes_((engines_per_core_ - 1) *
+                   static_cast<double>(std::max(1, params.dma.packet_bytes))),
       engines_(std::size_t{cores_} * engines_per_core_),
-      core_load_(cores_, 0.0),
-      read_load_(cores_, 0.0),
-      write_load_(cores_, 0.0),
+      core_caps_(cores_, Bucket{params.dma.core_bandwidth_gbps, 0, 0}),
+      read_ports_(cores_, Bucket{params.dma.hbm_port_bandwidth_gbps, 0, 0}),
+      write_ports_(cores_, Bucket{params.dma.hbm_port_bandwidth_gbps, 0, 0}),
+      core_touched_(cores_, false),
       core_stats_(cores_),
       on_chip_(cores_),
       generators_(params.dma, cores_) {
+  for (std::vector<Bucket>* caps : {&core_caps_, &read_ports_, &write_ports_}) {
+    for (Bucket& bucket : *caps) bucket.credit = depth_bytes_;
+  }
   for (EngineState& engine : engines_) {
     engine.queues.resize(queues_per_engine_);
     engine.heads.assign(queues_per_engine_, 0);
@@ -186,11 +192,25 @@ void FlowLevelDma::make_head_pending(std::uint32_t engine_index, std::uint32_t q
   pending_.push(Pending{items_[item].ready_ns, pending_order_++, item});
 }
 
+void FlowLevelDma::drain(Bucket& bucket, double dt_ns) const {
+  bucket.credit =
+      std::clamp(bucket.credit + (bucket.capacity - bucket.load) * dt_ns, 0.0, depth_bytes_);
+}
+
+double FlowLevelDma::exhausted_ns(const Bucket& bucket) const {
+  if (bucket.load <= bucket.capacity || bucket.credit <= 0) return kNeverNs;
+  return model_ns_ + bucket.credit / (bucket.load - bucket.capacity);
+}
+
 double FlowLevelDma::next_event_ns() const {
   double next = pending_.empty() ? kNeverNs : std::max(pending_.top().ready_ns, model_ns_);
   for (std::uint32_t index : active_) {
     const Item& item = items_[index];
     if (item.rate > 0) next = std::min(next, model_ns_ + item.remaining / item.rate);
+  }
+  for (std::uint32_t pid : draining_) {
+    next = std::min({next, exhausted_ns(core_caps_[pid]), exhausted_ns(read_ports_[pid]),
+                     exhausted_ns(write_ports_[pid])});
   }
   return next;
 }
@@ -211,6 +231,11 @@ void FlowLevelDma::progress_to(double time_ns) {
       Item& item = items_[index];
       item.remaining -= item.rate * dt;
     }
+    for (std::uint32_t pid : touched_) {
+      drain(core_caps_[pid], dt);
+      drain(read_ports_[pid], dt);
+      drain(write_ports_[pid], dt);
+    }
   }
   model_ns_ = std::max(model_ns_, time_ns);
 }
@@ -224,8 +249,11 @@ void FlowLevelDma::advance(double horizon_ns) {
       if (item.rate > 0)
         next_finish = std::min(next_finish, model_ns_ + item.remaining / item.rate);
     }
-    const double next_ready =
-        pending_.empty() ? kNeverNs : std::max(pending_.top().ready_ns, model_ns_);
+    double next_ready = pending_.empty() ? kNeverNs : std::max(pending_.top().ready_ns, model_ns_);
+    for (std::uint32_t pid : draining_) {
+      next_ready = std::min({next_ready, exhausted_ns(core_caps_[pid]),
+                             exhausted_ns(read_ports_[pid]), exhausted_ns(write_ports_[pid])});
+    }
     const double next = std::min(next_finish, next_ready);
     if (next > horizon_ns || next == kNeverNs) break;
     // Everything whose finish time is `next` finishes now (exactly: no rounding of the
@@ -237,7 +265,15 @@ void FlowLevelDma::advance(double horizon_ns) {
         to_finish_.push_back(index);
       }
     }
+    // Buckets whose credit runs out now are empty now (exactly, as items above).
+    exhausted_.clear();
+    for (std::uint32_t pid : draining_) {
+      for (Bucket* bucket : {&core_caps_[pid], &read_ports_[pid], &write_ports_[pid]}) {
+        if (exhausted_ns(*bucket) <= next) exhausted_.push_back(bucket);
+      }
+    }
     progress_to(next);
+    for (Bucket* bucket : exhausted_) bucket->credit = 0;
     for (std::uint32_t index : to_finish_) finish(index, next);
     while (!pending_.empty() && pending_.top().ready_ns <= next) {
       const std::uint32_t index = pending_.top().item;
@@ -316,39 +352,79 @@ void FlowLevelDma::recompute_rates() {
     const EngineState& engine = engines_[item.engine];
     item.rate = item.packet / std::max(engine.round_data_ns, engine.round_descriptor_ns);
   }
-  // Shared caps, in turn: each scales the items it carries in proportion when they exceed it.
-  auto cap = [&](std::vector<double>& load, auto&& key, double capacity) {
-    std::fill(load.begin(), load.end(), 0.0);
+  // The core's cap and HBM ports, in turn: once a bucket's burst allowance is spent, it scales
+  // the items it carries in proportion when they exceed its rate.
+  auto cap = [&](std::vector<Bucket>& buckets, auto&& carries) {
+    for (std::uint32_t pid : touched_) buckets[pid].load = 0;
     for (std::uint32_t index : active_) {
       const Item& item = items_[index];
-      const std::int64_t k = key(item);
-      if (k >= 0) load[static_cast<std::size_t>(k)] += item.rate;
+      if (carries(item)) buckets[item.pid].load += item.rate;
     }
     for (std::uint32_t index : active_) {
       Item& item = items_[index];
-      const std::int64_t k = key(item);
-      if (k < 0) continue;
-      const double sum = load[static_cast<std::size_t>(k)];
-      if (sum > capacity) item.rate *= capacity / sum;
+      const Bucket& bucket = buckets[item.pid];
+      if (carries(item) && bucket.load > bucket.capacity && bucket.credit <= 0) {
+        item.rate *= bucket.capacity / bucket.load;
+      }
     }
   };
-  cap(
-      core_load_, [](const Item& item) { return std::int64_t{item.pid}; },
-      params_.dma.core_bandwidth_gbps);
-  cap(
-      read_load_,
-      [](const Item& item) { return item.read_stack >= 0 ? std::int64_t{item.pid} : -1; },
-      params_.dma.hbm_port_bandwidth_gbps);
-  cap(
-      write_load_,
-      [](const Item& item) { return item.write_stack >= 0 ? std::int64_t{item.pid} : -1; },
-      params_.dma.hbm_port_bandwidth_gbps);
-  cap(
-      stack_load_,
-      [](const Item& item) {
-        return std::int64_t{item.read_stack >= 0 ? item.read_stack : item.write_stack};
-      },
-      stack_bytes_per_ns_);
+  auto every = [](const Item&) { return true; };
+  auto reads = [](const Item& item) { return item.read_stack >= 0; };
+  auto writes = [](const Item& item) { return item.write_stack >= 0; };
+  // Cores whose buckets may change: those with items moving, and those still refilling.
+  for (std::uint32_t index : active_) {
+    const std::uint32_t pid = items_[index].pid;
+    if (!core_touched_[pid]) {
+      core_touched_[pid] = true;
+      touched_.push_back(pid);
+    }
+  }
+  cap(core_caps_, every);
+  cap(read_ports_, reads);
+  cap(write_ports_, writes);
+  // Each HBM stack (all cores of the stack), without a burst allowance.
+  std::fill(stack_load_.begin(), stack_load_.end(), 0.0);
+  auto stack_of_item = [](const Item& item) {
+    return static_cast<std::size_t>(item.read_stack >= 0 ? item.read_stack : item.write_stack);
+  };
+  for (std::uint32_t index : active_) {
+    const Item& item = items_[index];
+    if (item.read_stack >= 0 || item.write_stack >= 0)
+      stack_load_[stack_of_item(item)] += item.rate;
+  }
+  for (std::uint32_t index : active_) {
+    Item& item = items_[index];
+    if (item.read_stack < 0 && item.write_stack < 0) continue;
+    const double sum = stack_load_[stack_of_item(item)];
+    if (sum > stack_bytes_per_ns_) item.rate *= stack_bytes_per_ns_ / sum;
+  }
+  // What passes each bucket at the final rates; which buckets drain, and which are full again.
+  for (std::uint32_t pid : touched_) {
+    core_caps_[pid].load = read_ports_[pid].load = write_ports_[pid].load = 0;
+  }
+  for (std::uint32_t index : active_) {
+    const Item& item = items_[index];
+    core_caps_[item.pid].load += item.rate;
+    if (item.read_stack >= 0) read_ports_[item.pid].load += item.rate;
+    if (item.write_stack >= 0) write_ports_[item.pid].load += item.rate;
+  }
+  draining_.clear();
+  std::size_t kept = 0;
+  for (std::uint32_t pid : touched_) {
+    const bool full = core_caps_[pid].credit >= depth_bytes_ && core_caps_[pid].load == 0 &&
+                      read_ports_[pid].credit >= depth_bytes_ && read_ports_[pid].load == 0 &&
+                      write_ports_[pid].credit >= depth_bytes_ && write_ports_[pid].load == 0;
+    if (full) {
+      core_touched_[pid] = false;
+      continue;
+    }
+    touched_[kept++] = pid;
+    if (exhausted_ns(core_caps_[pid]) < kNeverNs || exhausted_ns(read_ports_[pid]) < kNeverNs ||
+        exhausted_ns(write_ports_[pid]) < kNeverNs) {
+      draining_.push_back(pid);
+    }
+  }
+  touched_.resize(kept);
 }
 
 void FlowLevelDma::transfer_done(std::uint32_t slot) {

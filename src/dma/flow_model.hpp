@@ -13,7 +13,9 @@
 // bandwidth x the transfer's efficiency, o: the per-descriptor occupancy), so item i moves at
 // p_i / T (alone: min(r, D / o)). The rates then
 // pass the shared caps in turn, each scaling down the items it carries in proportion when their
-// sum exceeds it: the core's DMA cap, its HBM read and write ports, and each HBM stack
+// sum exceeds it (the core's cap and ports only once the burst allowance the packet model gives
+// them, one 4 KiB packet per engine, is spent: a token bucket): the core's DMA cap, its HBM read
+// and write ports, and each HBM stack
 // (hbm.stack_bandwidth_gbps less refresh, 1 - t_rfc / t_refi; all cores of the stack). An engine
 // whose item a cap holds back moves no other data meanwhile (back-pressure, as in the packet
 // model). Rates change only when an item becomes ready or finishes, so the model advances from
@@ -130,6 +132,7 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
   const double lookahead_ns_;
   const double hbm_latency_ns_;
   const double stack_bytes_per_ns_;
+  const double depth_bytes_;  ///< burst allowance of a core's cap and ports
 
   std::vector<Transfer> transfers_;
   std::vector<std::uint32_t> free_transfers_;
@@ -139,11 +142,25 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
   std::vector<std::uint32_t> active_;  ///< items moving data now
   std::priority_queue<Pending, std::vector<Pending>, Later> pending_;
   std::uint64_t pending_order_ = 0;
-  std::vector<double> core_load_;  ///< scratch: per core, per stack, per port sums
-  std::vector<double> read_load_;
-  std::vector<double> write_load_;
-  std::vector<double> stack_load_;
+  /// A per-core rate cap with a burst allowance: `credit` bytes may pass above the rate.
+  struct Bucket {
+    double capacity = 0;  ///< bytes/ns
+    double credit = 0;    ///< bytes, at most depth_bytes_
+    double load = 0;      ///< bytes/ns passing now
+  };
+  /// Advances a bucket's credit by `dt_ns` at its current load.
+  void drain(Bucket& bucket, double dt_ns) const;
+  /// When a draining bucket runs out of credit (never if it does not drain).
+  double exhausted_ns(const Bucket& bucket) const;
+  std::vector<Bucket> core_caps_;  ///< per core
+  std::vector<Bucket> read_ports_;
+  std::vector<Bucket> write_ports_;
+  std::vector<std::uint32_t> touched_;  ///< cores whose buckets are not idle and full
+  std::vector<bool> core_touched_;
+  std::vector<std::uint32_t> draining_;  ///< cores with a bucket spending its credit
+  std::vector<double> stack_load_;       ///< scratch: per stack
   std::vector<std::uint32_t> to_finish_;
+  std::vector<Bucket*> exhausted_;
   double model_ns_ = 0;  ///< time up to which every item's progress is accounted
   bool advancing_ = false;
   double last_complete_ns_ = 0;
