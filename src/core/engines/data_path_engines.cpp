@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/core_time.hpp"
+#include "core/engines/engine_run.hpp"
 
 namespace trnsim::core {
 
@@ -43,7 +44,7 @@ sc_time DataPathEngine::plan_compute(const QueuedInstruction& item, cost::CostCo
   const sc_time before_ports = start;
   if (planned_sbuf_port_ != nullptr) start = std::max(start, planned_sbuf_port_->free_at);
   if (planned_psum_port_ != nullptr) start = std::max(start, planned_psum_port_->free_at);
-  stats_.port_wait_ns += to_ns(start - before_ports);
+  if (start != before_ports) stats_.port_wait_ns += to_ns(start - before_ports);
   cost_ = cost_of(instruction, context);
   return start;
 }
@@ -58,6 +59,18 @@ Engine::Completion DataPathEngine::commit_compute(const QueuedInstruction& /*ite
   completion.busy_ns = cost_.ns;
   completion.slice_start_ns = to_ns(start);
   return completion;
+}
+
+void VectorEngine::run() {
+  run_loop(*this);
+}
+
+void ScalarEngine::run() {
+  run_loop(*this);
+}
+
+void GpSimdEngine::run() {
+  run_loop(*this);
 }
 
 void ScalarEngine::set_context(const Instruction& instruction, cost::CostContext& context) {

@@ -44,14 +44,20 @@ class VectorEngine final : public DataPathEngine {
   VectorEngine(sc_core::sc_module_name name, NeuronCore& core, SharedPort* sbuf_port,
                SharedPort* psum_port)
       : DataPathEngine(name, core, kernel::Engine::kVector, sbuf_port, psum_port) {}
+  void run() override;
+
+ private:
+  friend class Engine;  // run_loop() calls the hooks, bound statically
 };
 
 class ScalarEngine final : public DataPathEngine {
  public:
   ScalarEngine(sc_core::sc_module_name name, NeuronCore& core, SharedPort* psum_port)
       : DataPathEngine(name, core, kernel::Engine::kScalar, nullptr, psum_port) {}
+  void run() override;
 
  protected:
+  friend class Engine;  // run_loop() calls the hooks, bound statically
   void set_context(const kernel::Instruction& instruction, cost::CostContext& context) override;
 
  private:
@@ -62,6 +68,10 @@ class GpSimdEngine final : public DataPathEngine {
  public:
   GpSimdEngine(sc_core::sc_module_name name, NeuronCore& core, SharedPort* sbuf_port)
       : DataPathEngine(name, core, kernel::Engine::kGpSimd, sbuf_port, nullptr) {}
+  void run() override;
+
+ private:
+  friend class Engine;  // run_loop() calls the hooks, bound statically
 };
 
 }  // namespace trnsim::core
