@@ -22,7 +22,7 @@ namespace trnsim::config {
 
 enum class Generation { trn1, trn2, trn3, trn4 };
 enum class DmaArbitration { round_robin, strict_priority };
-enum class DmaModel { packet, transfer };
+enum class DmaModel { packet, transfer, flow };
 enum class AddressHash { crc, bitslice };
 enum class Topology { single, torus2d, torus3d, switch_, nvlink_switch };
 enum class MemsetEngine { gpsimd, vector };
@@ -42,7 +42,7 @@ struct EnumNames<DmaArbitration> {
 };
 template <>
 struct EnumNames<DmaModel> {
-  static constexpr std::array<std::string_view, 2> names{"packet", "transfer"};
+  static constexpr std::array<std::string_view, 3> names{"packet", "transfer", "flow"};
 };
 template <>
 struct EnumNames<AddressHash> {
@@ -534,8 +534,10 @@ struct DmaParams {
     v.field("model", model,
             {"",
              "DMA/HBM timing granularity: packet (every packet and HBM request: queue "
-             "interleaving, banks, row buffers) or transfer (one closed-form computation per "
-             "DMA with the same engines, descriptor costs and caps; docs/performance.md)",
+             "interleaving, banks, row buffers), flow (each DMA's share per engine as a fluid: "
+             "queue sharing, the same engines, descriptor costs and caps, no HBM banks) or "
+             "transfer (one closed-form computation per DMA, queues served in submission "
+             "order; docs/performance.md)",
              "modelling choice, not hardware (docs/architecture.md)"});
     v.field("engines_per_core", engines_per_core,
             {"count", "DMA engines per NeuronCore", "facts.md §9.1 (16)", 1, 1024});

@@ -76,34 +76,46 @@ inline std::uint64_t idle_wait_ticks(std::uint64_t wait_begin, std::uint64_t wai
 /// handled a constant number of times, and memory is proportional to the items in flight, not
 /// to the kernel's length.
 /// A queue kept in order by its own inserts: removals at the front, insertions mostly at the
-/// back (a backward scan finds the place). A vector with a moving head, compacted in batches, so
-/// the front is one index and an insertion near the back moves few elements.
+/// back (a backward scan finds the place). A ring buffer (power-of-two size, grown by doubling):
+/// the front is one index, an insertion near the back moves few elements, and nothing is
+/// allocated once it has grown to the peak size.
 template <typename T>
 class SortedQueue {
  public:
-  bool empty() const { return head_ == items_.size(); }
-  std::size_t size() const { return items_.size() - head_; }
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
   const T& front() const { return items_[head_]; }
   void pop_front() {
-    if (++head_ == items_.size()) {
-      items_.clear();
-      head_ = 0;
-    } else if (head_ >= 64 && head_ * 2 >= items_.size()) {
-      items_.erase(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(head_));
-      head_ = 0;
-    }
+    head_ = (head_ + 1) & mask_;
+    --size_;
   }
   /// Inserts `item` after every element e with !before(item, e), i.e. after equal ones.
   template <typename Before>
   void insert(const T& item, Before before) {
-    std::size_t at = items_.size();
-    while (at > head_ && before(item, items_[at - 1])) --at;
-    items_.insert(items_.begin() + static_cast<std::ptrdiff_t>(at), item);
+    if (size_ == items_.size()) grow();
+    std::size_t at = size_;  // from the front
+    while (at > 0 && before(item, items_[(head_ + at - 1) & mask_])) {
+      items_[(head_ + at) & mask_] = items_[(head_ + at - 1) & mask_];
+      --at;
+    }
+    items_[(head_ + at) & mask_] = item;
+    ++size_;
   }
 
  private:
+  void grow() {
+    const std::size_t capacity = items_.empty() ? 64 : items_.size() * 2;
+    std::vector<T> grown(capacity);
+    for (std::size_t i = 0; i < size_; ++i) grown[i] = items_[(head_ + i) & mask_];
+    items_ = std::move(grown);
+    head_ = 0;
+    mask_ = capacity - 1;
+  }
+
   std::vector<T> items_;
   std::size_t head_ = 0;
+  std::size_t size_ = 0;
+  std::size_t mask_ = 0;
 };
 
 class ConcurrentUnitTime {

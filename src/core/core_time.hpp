@@ -34,15 +34,18 @@ inline CoreTimeScale core_time_scale;
                          resolution.to_string());
 }
 
+/// The time scale, read on first use. Every NeuronCore reads it when it is constructed (its
+/// first member takes its time from setup_ns()), before any of the conversions below runs: they
+/// use it without the check (they are on every instruction's path).
 inline const CoreTimeScale& time_scale() {
   if (core_time_scale.fs_per_tick == 0) [[unlikely]]
     read_core_time_scale();
   return core_time_scale;
 }
 
-/// `ticks` (sc_time::value()) in ns.
+/// `ticks` (sc_time::value()) in ns. Requires time_scale() to have been read.
 inline double ticks_to_ns(std::uint64_t ticks) {
-  return static_cast<double>(ticks) * time_scale().fs_per_tick * 1e-15 * 1e9;
+  return static_cast<double>(ticks) * core_time_scale.fs_per_tick * 1e-15 * 1e9;
 }
 
 /// `t` in ns.
@@ -51,12 +54,18 @@ inline double to_ns(const sc_core::sc_time& t) {
 }
 
 /// `value` ns as an sc_time, rounded to the nearest tick as sc_time(value, SC_NS) rounds.
+/// Requires time_scale() to have been read.
 inline sc_core::sc_time ns(double value) {
   if (value == 0) return sc_core::SC_ZERO_TIME;
   // sc_time * double is inline and rounds as sc_time(value, SC_NS) does: one tick times the
   // tick count, plus 0.5, truncated (SC_NS is 1e6 fs).
-  const CoreTimeScale& scale = time_scale();
-  return scale.one_tick * (value * scale.ticks_per_ns);
+  return core_time_scale.one_tick * (value * core_time_scale.ticks_per_ns);
+}
+
+/// ns() for set-up code that may run first: reads the time scale if nobody did.
+inline sc_core::sc_time setup_ns(double value) {
+  time_scale();
+  return ns(value);
 }
 
 }  // namespace trnsim::core

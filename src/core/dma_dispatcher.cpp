@@ -1,7 +1,6 @@
 #include "core/dma_dispatcher.hpp"
 
 #include <algorithm>
-#include <optional>
 #include <string>
 
 #include "core/core_time.hpp"
@@ -35,13 +34,13 @@ DmaDispatcher::DmaDispatcher(sc_core::sc_module_name name, NeuronCore& core, Dma
 void DmaDispatcher::count_transfer(const Instruction& instruction) {
   CoreStats& stats = core_.mutable_stats();
   ++stats.dma_transfers;
-  stats.dma_bytes += std::max(instruction.src().bytes(), instruction.dst().bytes());
-  if (instruction.src().memory == MemoryKind::kHbm) {
-    stats.hbm_read_bytes += instruction.src().bytes();
-  }
-  if (instruction.dst().memory == MemoryKind::kHbm) {
-    stats.hbm_write_bytes += instruction.dst().bytes();
-  }
+  const kernel::AccessPattern& src = instruction.src();
+  const kernel::AccessPattern& dst = instruction.dst();
+  const std::uint64_t src_bytes = src.bytes();
+  const std::uint64_t dst_bytes = dst.bytes();
+  stats.dma_bytes += std::max(src_bytes, dst_bytes);
+  if (src.memory == MemoryKind::kHbm) stats.hbm_read_bytes += src_bytes;
+  if (dst.memory == MemoryKind::kHbm) stats.hbm_write_bytes += dst_bytes;
 }
 
 void DmaDispatcher::take_triggered(InstructionRing& queue, const sc_time& issued) {
@@ -72,8 +71,14 @@ void DmaDispatcher::unblock(InFlight& record) {
 
 void DmaDispatcher::consider(std::uint32_t index) {
   PendingDma& pending = pending_[index];
-  if (const std::optional<std::uint64_t> producer = core_.unscheduled_producer(*pending.item)) {
-    InFlight& blocking = core_.slot(*producer);
+  sc_time ready;
+  EngineKind last_engine = EngineKind::kSync;
+  std::uint64_t last_id = 0;
+  std::uint64_t unscheduled = kNoId;
+  if (!core_.dependencies_known(*pending.item, EngineKind::kDma, ready, last_engine, last_id,
+                                unscheduled)) {
+    // Blocked on the first producer without times.
+    InFlight& blocking = core_.slot(unscheduled);
     pending.next_blocked = kNoSlot;
     if (blocking.blocked_first == kNoSlot) {
       blocking.blocked_first = index;
@@ -83,10 +88,6 @@ void DmaDispatcher::consider(std::uint32_t index) {
     blocking.blocked_last = index;
     return;
   }
-  sc_time ready;
-  EngineKind last_engine = EngineKind::kSync;
-  std::uint64_t last_id = 0;
-  core_.dependencies_known(*pending.item, EngineKind::kDma, ready, last_engine, last_id);
   ConcurrentUnitTime& unit_time =
       pending.item->instruction.engine == EngineKind::kDma ? dma_time_ : collective_time_;
   unit_time.waited(pending.issued.value(), ready.value(), last_engine, core_.now().value());
@@ -114,7 +115,7 @@ void DmaDispatcher::process() {
   wakes_at_ = SC_ZERO_TIME;
   const sc_time next = start_ready();
   wakes_at_ = next;
-  if (next == sc_core::sc_max_time() || core_.has_error()) {
+  if (next == max_time_ || core_.has_error()) {
     sc_core::next_trigger(work_);
   } else if (core_.runs_ahead()) {
     core_.wake_later(NeuronCore::kDmaDispatcherWake, next);  // the core runs it or notifies work_
@@ -131,7 +132,7 @@ bool DmaDispatcher::run_ahead_step() {
   wakes_at_ = SC_ZERO_TIME;
   const sc_time ready = start_ready();
   wakes_at_ = ready;
-  if (ready == sc_core::sc_max_time() || core_.has_error()) return false;
+  if (ready == max_time_ || core_.has_error()) return false;
   core_.wake_later(NeuronCore::kDmaDispatcherWake, ready);
   return ready == core_.now();  // the next one needs the simulation time to be now
 }
@@ -140,7 +141,7 @@ sc_time DmaDispatcher::start_ready() {
   const sc_time now = core_.now();
   const bool ahead = now != sc_core::sc_time_stamp();
   for (;;) {
-    if (ready_.empty()) return sc_core::sc_max_time();
+    if (ready_.empty()) return max_time_;
     const ReadyDma first = ready_.top();
     if (first.ready > now) return first.ready;
     const std::uint32_t index = first.slot;
@@ -175,7 +176,7 @@ sc_time DmaDispatcher::start_ready() {
           std::string(kernel::opcode_name(instruction.opcode)) +
               ": collectives and send/recv need a system with collective-communication cores; "
               "this build does not model them yet")));
-      return sc_core::sc_max_time();
+      return max_time_;
     }
     free_slots_.push_back(index);
   }

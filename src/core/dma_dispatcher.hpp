@@ -120,6 +120,8 @@ class DmaDispatcher : public sc_core::sc_module, public DmaClient, public Collec
   std::priority_queue<ReadyDma, std::vector<ReadyDma>, std::greater<>> ready_;
   deps::IdMap submitted_;   ///< sequence number -> in-flight slot, from submission to completion
   sc_core::sc_event work_;  ///< a DMA became ready earlier than wakes_at_
+  /// sc_max_time(), "nothing ready": kept here, the function is an out-of-line call.
+  const sc_core::sc_time max_time_ = sc_core::sc_max_time();
   /// When process() runs next unless notified (zero while it runs, the maximum time while
   /// nothing is ready).
   sc_core::sc_time wakes_at_;

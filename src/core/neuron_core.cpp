@@ -37,7 +37,7 @@ NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& param
       source_(std::move(source)),
       barrier_(barrier),
       observer_(std::move(observer)),
-      semaphore_latency_(ns(params.sequencer.semaphore_latency_ns)),
+      semaphore_latency_(setup_ns(params.sequencer.semaphore_latency_ns)),
       issue_time_(ns(params.sequencer.issue_ns)),
       max_in_flight_(static_cast<std::size_t>(
           std::clamp<int>(params.sequencer.max_in_flight_instructions, 1, kMaxInFlight))),
@@ -77,15 +77,6 @@ NeuronCore::~NeuronCore() = default;
 void NeuronCore::fail(std::exception_ptr error) {
   error_ = std::move(error);
   sc_core::sc_stop();
-}
-
-void NeuronCore::enter() {
-  if (activation_depth_++ == 0) now_ = sc_core::sc_time_stamp();
-}
-
-void NeuronCore::leave(bool may_move) {
-  if (activation_depth_ == 1) run_ahead(may_move);
-  --activation_depth_;
 }
 
 void NeuronCore::dispatcher_process() {
@@ -208,10 +199,10 @@ void NeuronCore::reclaim_kernel_wakes() {
   kernel_wakes_ = 0;
 }
 
-void NeuronCore::retire_until(const sc_time& now) {
-  while (!pending_retire_.empty() && pending_retire_.top().first <= now) {
-    const std::uint64_t id = pending_retire_.top().second;
-    pending_retire_.pop();
+void NeuronCore::retire_due(const sc_time& now) {
+  std::pair<sc_time, std::uint64_t> due;
+  while (pending_retire_.pop_first_not_after(now, due)) {
+    const std::uint64_t id = due.second;
     tracker_.retire(id);
     slot(id).id = kNoId;
     free_in_flight_.push_back(slot_of(id));
@@ -279,7 +270,7 @@ void NeuronCore::dispatch() {
     const Instruction& staged = staging_->instruction;
     Engine& engine = *engines_[engine_of(staged)];
     dependency_scratch_.clear();
-    const std::uint32_t stream = engine.prepare(*staging_);
+    const std::uint32_t stream = engine.prepare_dispatched(*staging_);
     tracker_.add(id, {staged.reads.data(), staged.num_reads},
                  {staged.writes.data(), staged.num_writes}, dependency_scratch_, stream);
     // core_barrier is a fence: it waits for every earlier instruction of the core (DMAs and
@@ -303,14 +294,15 @@ void NeuronCore::dispatch() {
     }
     QueuedInstruction& item = *staging_;
     item.id = id;
-    item.dependency_count = 0;
+    const std::size_t dependencies = dependency_scratch_.size();
+    const std::size_t inline_dependencies = std::min(dependencies, item.dependencies.size());
+    for (std::size_t i = 0; i < inline_dependencies; ++i) {
+      item.dependencies[i] = dependency_scratch_[i].producer;
+    }
+    item.dependency_count = static_cast<std::uint8_t>(inline_dependencies);
     item.more_dependencies.clear();
-    for (const deps::Dependency& dependency : dependency_scratch_) {
-      if (item.dependency_count < item.dependencies.size()) {
-        item.dependencies[item.dependency_count++] = dependency.producer;
-      } else {
-        item.more_dependencies.push_back(dependency.producer);
-      }
+    for (std::size_t i = inline_dependencies; i < dependencies; ++i) {
+      item.more_dependencies.push_back(dependency_scratch_[i].producer);
     }
     InFlight& record = in_flight_[slot_index];
     record.id = id;
@@ -336,66 +328,6 @@ void NeuronCore::engine_finished() {
   }
 }
 
-bool NeuronCore::dependencies_known(const QueuedInstruction& item, EngineKind consumer,
-                                    sc_time& ready, EngineKind& last_engine,
-                                    std::uint64_t& last_id) {
-  ready = SC_ZERO_TIME;
-  auto consider = [&](std::uint64_t producer) {
-    const InFlight& record = slot(producer);
-    // A recycled slot means the producer retired: its result was visible (with the
-    // semaphore latency) no later than now.
-    if (record.id != producer) return true;
-    if (!record.scheduled) return false;
-    // The same engine sees its own results in program order as soon as it is done (e.g.
-    // matmuls accumulating into one PSUM bank); other engines wait for the result to be
-    // visible and for the semaphore.
-    const sc_time visible =
-        record.engine == consumer ? record.end : record.visible + semaphore_latency_;
-    if (visible > ready) {
-      ready = visible;
-      last_engine = record.engine;
-      last_id = producer;
-    }
-    return true;
-  };
-  for (std::uint8_t i = 0; i < item.dependency_count; ++i) {
-    if (!consider(item.dependencies[i])) return false;
-  }
-  for (std::uint64_t producer : item.more_dependencies) {
-    if (!consider(producer)) return false;
-  }
-  return true;
-}
-
-std::optional<std::uint64_t> NeuronCore::unscheduled_producer(const QueuedInstruction& item) {
-  for (std::uint8_t i = 0; i < item.dependency_count; ++i) {
-    const InFlight& record = slot(item.dependencies[i]);
-    if (record.id == item.dependencies[i] && !record.scheduled) return item.dependencies[i];
-  }
-  for (const std::uint64_t producer : item.more_dependencies) {
-    const InFlight& record = slot(producer);
-    if (record.id == producer && !record.scheduled) return producer;
-  }
-  return std::nullopt;
-}
-
-sc_time NeuronCore::other_engines_ready(const QueuedInstruction& item, EngineKind consumer) {
-  sc_time ready = SC_ZERO_TIME;
-  auto consider = [&](std::uint64_t producer) {
-    const InFlight& record = slot(producer);
-    if (record.id == producer && record.engine != consumer) {
-      ready = std::max(ready, record.visible + semaphore_latency_);
-    }
-  };
-  for (std::uint8_t i = 0; i < item.dependency_count; ++i) consider(item.dependencies[i]);
-  for (std::uint64_t producer : item.more_dependencies) consider(producer);
-  return ready;
-}
-
-void NeuronCore::run_engine_when_scheduled(std::uint64_t producer, std::size_t unit) {
-  slot(producer).waiting_engines |= static_cast<std::uint8_t>(1u << unit);
-}
-
 void NeuronCore::finish(InFlight& record, EngineKind producer, const sc_time& end,
                         const sc_time& visible) {
   record.engine = producer;
@@ -403,15 +335,15 @@ void NeuronCore::finish(InFlight& record, EngineKind producer, const sc_time& en
   record.visible = visible;
   record.scheduled = true;
   if (record.waiting_engines != 0) {
-    const std::uint8_t waiting = record.waiting_engines;
+    std::uint32_t waiting = record.waiting_engines;
     record.waiting_engines = 0;
-    for (std::size_t unit = 0; unit < kEngines; ++unit) {
-      if ((waiting >> unit & 1u) != 0) engines_[unit]->run_if_waiting();
+    for (; waiting != 0; waiting &= waiting - 1) {
+      engines_[static_cast<std::size_t>(std::countr_zero(waiting))]->run_if_waiting();
     }
   }
   dma_dispatcher_->producer_scheduled(record);
   pending_retire_.push({visible + semaphore_latency_, record.id});
-  stats_.end_ns = std::max(stats_.end_ns, to_ns(visible));
+  latest_visible_ = std::max(latest_visible_, visible);
   if (dispatcher_waits_for_retirement_) {
     // Every in-flight record is taken: the program walk goes on exactly when the first record
     // can retire (now, or a wake-up then; an earlier wake-up stands), so where it goes on does

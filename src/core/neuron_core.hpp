@@ -16,12 +16,12 @@
 // CollectiveBackend.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <systemc>
 #include <vector>
 
@@ -29,6 +29,7 @@
 #include "core/barrier_hub.hpp"
 #include "core/collective_backend.hpp"
 #include "core/core_stats.hpp"
+#include "core/core_time.hpp"
 #include "core/deps/dependency_tracker.hpp"
 #include "core/dma_backend.hpp"
 #include "core/dma_dispatcher.hpp"
@@ -71,7 +72,17 @@ class NeuronCore : public sc_core::sc_module {
              bool may_run_ahead = true);
   ~NeuronCore() override;
 
-  const CoreStats& stats() const { return stats_; }
+  const CoreStats& stats() const {
+    // The latest visible time in ns, converted once (to_ns() is monotonic: the same as the
+    // maximum of the converted times).
+    stats_.end_ns = to_ns(latest_visible_);
+    // Every instruction is committed by one of the engines (DMAs by their trigger engine).
+    stats_.instructions = 0;
+    for (std::size_t unit = 0; unit < kEngines; ++unit) {
+      stats_.instructions += stats_.engines[unit].instructions;
+    }
+    return stats_;
+  }
   bool finished() const { return finished_; }
   /// Wake-ups of the core's processes (an engine's start, the DMA dispatcher's next ready
   /// DMA, the dispatcher's retry) run ahead of the SystemC kernel, and those notified to it.
@@ -101,19 +112,66 @@ class NeuronCore : public sc_core::sc_module {
   /// The in-flight record of instruction `id` (its slot; the slot holds another id once `id`
   /// retired).
   InFlight& slot(std::uint64_t id) { return in_flight_[slot_of(id)]; }
-  /// The first producer of `item` whose times are not known yet; nullopt when all are.
-  std::optional<std::uint64_t> unscheduled_producer(const QueuedInstruction& item);
   /// Non-blocking: true when every dependency of `item` is scheduled; then `ready` is when the
   /// last becomes visible to `consumer` (with semaphore latency) and last_* name that producer.
+  /// Otherwise false, and `unscheduled` is the first producer whose times are not known yet.
   bool dependencies_known(const QueuedInstruction& item, kernel::Engine consumer,
                           sc_core::sc_time& ready, kernel::Engine& last_engine,
-                          std::uint64_t& last_id);
+                          std::uint64_t& last_id, std::uint64_t& unscheduled) {
+    ready = sc_core::SC_ZERO_TIME;
+    for (std::uint8_t i = 0; i < item.dependency_count; ++i) {
+      if (!dependency_known(item.dependencies[i], consumer, ready, last_engine, last_id)) {
+        unscheduled = item.dependencies[i];
+        return false;
+      }
+    }
+    for (const std::uint64_t producer : item.more_dependencies) {
+      if (!dependency_known(producer, consumer, ready, last_engine, last_id)) {
+        unscheduled = producer;
+        return false;
+      }
+    }
+    return true;
+  }
+  /// One dependency of dependencies_known(): false if `producer` has no times yet.
+  bool dependency_known(std::uint64_t producer, kernel::Engine consumer, sc_core::sc_time& ready,
+                        kernel::Engine& last_engine, std::uint64_t& last_id) {
+    const InFlight& record = slot(producer);
+    // A recycled slot means the producer retired: its result was visible (with the
+    // semaphore latency) no later than now.
+    if (record.id != producer) return true;
+    if (!record.scheduled) return false;
+    // The same engine sees its own results in program order as soon as it is done (e.g.
+    // matmuls accumulating into one PSUM bank); other engines wait for the result to be
+    // visible and for the semaphore.
+    const sc_core::sc_time visible =
+        record.engine == consumer ? record.end : record.visible + semaphore_latency_;
+    if (visible > ready) {
+      ready = visible;
+      last_engine = record.engine;
+      last_id = producer;
+    }
+    return true;
+  }
   /// When the results of other engines (not `consumer` itself) that `item` depends on are
   /// visible to it. Requires dependencies_known() to have returned true.
-  sc_core::sc_time other_engines_ready(const QueuedInstruction& item, kernel::Engine consumer);
+  sc_core::sc_time other_engines_ready(const QueuedInstruction& item, kernel::Engine consumer) {
+    sc_core::sc_time ready = sc_core::SC_ZERO_TIME;
+    auto consider = [&](std::uint64_t producer) {
+      const InFlight& record = slot(producer);
+      if (record.id == producer && record.engine != consumer) {
+        ready = std::max(ready, record.visible + semaphore_latency_);
+      }
+    };
+    for (std::uint8_t i = 0; i < item.dependency_count; ++i) consider(item.dependencies[i]);
+    for (const std::uint64_t producer : item.more_dependencies) consider(producer);
+    return ready;
+  }
   /// The front instruction of `unit`'s queue waits for `producer`'s times: runs that engine
   /// when they become known.
-  void run_engine_when_scheduled(std::uint64_t producer, std::size_t unit);
+  void run_engine_when_scheduled(std::uint64_t producer, std::size_t unit) {
+    slot(producer).waiting_engines |= static_cast<std::uint8_t>(1u << unit);
+  }
   /// Instruction `record` (produced by `producer`) has its times: the engine is done at `end`,
   /// its result visible at `visible`. Runs whoever waits for them.
   void finish(InFlight& record, kernel::Engine producer, const sc_core::sc_time& end,
@@ -159,8 +217,13 @@ class NeuronCore : public sc_core::sc_module {
   /// Bracket a process's run (leave(true)) or a call from another module's process
   /// (leave(false)): the outermost enter() sets now() to the simulation time, the outermost
   /// leave() runs run_ahead().
-  void enter();
-  void leave(bool may_move);
+  void enter() {
+    if (activation_depth_++ == 0) now_ = sc_core::sc_time_stamp();
+  }
+  void leave(bool may_move) {
+    if (activation_depth_ == 1) run_ahead(may_move);
+    --activation_depth_;
+  }
 
  private:
   /// Walks the program in order and hands each instruction to its engine's stream, while an
@@ -197,7 +260,11 @@ class NeuronCore : public sc_core::sc_module {
   /// Takes the timed notifications run_ahead() gave the kernel back (cancels them; they are
   /// pending wake-ups of the core again).
   void reclaim_kernel_wakes();
-  void retire_until(const sc_core::sc_time& now);
+  /// Retires the records whose results have been visible for the semaphore latency by `now`.
+  void retire_until(const sc_core::sc_time& now) {
+    if (!pending_retire_.empty() && pending_retire_.top().first <= now) retire_due(now);
+  }
+  void retire_due(const sc_core::sc_time& now);
 
   const config::Params params_;
   const std::uint32_t pid_;
@@ -206,7 +273,8 @@ class NeuronCore : public sc_core::sc_module {
   InstructionObserver observer_;
   const sc_core::sc_time semaphore_latency_;
   const sc_core::sc_time issue_time_;
-  CoreStats stats_;
+  mutable CoreStats stats_;          ///< end_ns and instructions are set by stats()
+  sc_core::sc_time latest_visible_;  ///< when the last result became visible (so far)
 
   deps::DependencyTracker tracker_;
   std::vector<deps::Dependency> dependency_scratch_;

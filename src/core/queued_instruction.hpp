@@ -65,15 +65,21 @@ class InstructionRing {
   /// Exchanges the front entry with `entry` (which must hold one): the caller keeps the front
   /// instruction, the ring gets a spare entry.
   void swap_front(std::unique_ptr<QueuedInstruction>& entry) { entries_[head_].swap(entry); }
-  /// Publishes `entry` at the back and hands back the ring's spare entry in its place (a
+  /// Publishes `entry` at the back and hands back a spare entry of the ring in its place (a
   /// consumed one, or a new one on first use): the dispatcher stages the next instruction in
-  /// it, so instructions are never copied on the way to their engine.
+  /// it, so instructions are never copied on the way to their engine. The spare is the most
+  /// recently consumed entry where there is one (in the slot before the front: its memory is
+  /// still in the cache), not the one that was consumed a whole ring ago.
   void push_back(std::unique_ptr<QueuedInstruction>& entry) {
     if (size_ == entries_.size()) grow();
     std::unique_ptr<QueuedInstruction>& back = entries_[(head_ + size_) & mask_];
     back.swap(entry);
-    if (!entry) entry = std::make_unique<QueuedInstruction>();
     ++size_;
+    if (size_ < entries_.size()) {
+      std::unique_ptr<QueuedInstruction>& recent = entries_[(head_ - 1) & mask_];
+      if (recent) recent.swap(entry);
+    }
+    if (!entry) entry = std::make_unique<QueuedInstruction>();
   }
   void pop_front() {
     head_ = (head_ + 1) & mask_;

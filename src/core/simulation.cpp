@@ -7,6 +7,7 @@
 #include <string>
 
 #include "dma/dma_system.hpp"
+#include "dma/flow_model.hpp"
 #include "dma/transfer_model.hpp"
 #include "util/error.hpp"
 
@@ -60,13 +61,18 @@ SimulationResult simulate(const config::Params& params, std::uint32_t cores,
   sc_core::sc_set_time_resolution(1, sc_core::SC_FS);
   route_systemc_reports_to_stderr();
   BarrierHub barrier(cores);
-  // dma.model selects the memory system's granularity (dma_system.hpp, transfer_model.hpp).
+  // dma.model selects the memory system's granularity (dma_system.hpp, flow_model.hpp,
+  // transfer_model.hpp).
   std::unique_ptr<dma::DmaSystem> packet_model;
+  std::unique_ptr<dma::FlowLevelDma> flow_model;
   std::unique_ptr<dma::TransferLevelDma> transfer_model;
   DmaBackend* backend = nullptr;
   if (params.dma.model == config::DmaModel::transfer) {
     transfer_model = std::make_unique<dma::TransferLevelDma>(params, cores);
     backend = transfer_model.get();
+  } else if (params.dma.model == config::DmaModel::flow) {
+    flow_model = std::make_unique<dma::FlowLevelDma>("memory_system", params, cores);
+    backend = flow_model.get();
   } else {
     packet_model = std::make_unique<dma::DmaSystem>("memory_system", params, cores);
     backend = packet_model.get();
@@ -106,6 +112,7 @@ SimulationResult simulate(const config::Params& params, std::uint32_t cores,
     result.wakes_through_kernel += core->wakes_through_kernel();
   }
   result.memory = packet_model ? packet_model->statistics(result.kernel_ns)
+                  : flow_model ? flow_model->statistics(result.kernel_ns)
                                : transfer_model->statistics(result.kernel_ns);
   result.launch_overhead_ns = params.sequencer.launch_overhead_us * 1e3;
   return result;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "dma/descriptors.hpp"
 #include "memory/sim_time.hpp"
@@ -122,8 +123,14 @@ const TransferLevelDma::EngineSplit& TransferLevelDma::engine_split(
     return split_cache_[0].split;
   }
   if (matches(split_cache_[split_cache_last_])) return split_cache_[split_cache_last_].split;
+  // Streams often alternate two shapes (a load and a store): the hit before the latest next.
+  if (matches(split_cache_[split_cache_previous_])) {
+    std::swap(split_cache_last_, split_cache_previous_);
+    return split_cache_[split_cache_last_].split;
+  }
   for (std::size_t i = 0; i < kSplitCacheSize; ++i) {
     if (matches(split_cache_[i])) {
+      split_cache_previous_ = split_cache_last_;
       split_cache_last_ = i;
       return split_cache_[i].split;
     }
@@ -136,6 +143,7 @@ const TransferLevelDma::EngineSplit& TransferLevelDma::engine_split(
   entry.src = instruction.src();
   entry.dst = instruction.dst();
   compute_split(instruction, entry.split);
+  split_cache_previous_ = split_cache_last_;
   split_cache_last_ = victim;
   return entry.split;
 }
@@ -207,22 +215,25 @@ void TransferLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint
   // Rate limits the DMA's bytes pass, then the memory latency.
   const bool reads_hbm = src.memory == MemoryKind::kHbm;
   const bool writes_hbm = dst.memory == MemoryKind::kHbm;
-  const auto src_bytes = static_cast<double>(src.bytes());
-  const auto dst_bytes = static_cast<double>(dst.bytes());
+  // Each pattern's byte count once (bytes() multiplies out its shape).
+  const std::uint64_t src_byte_count = src.bytes();
+  const std::uint64_t dst_byte_count = dst.bytes();
+  const auto src_bytes = static_cast<double>(src_byte_count);
+  const auto dst_bytes = static_cast<double>(dst_byte_count);
   double done = std::max(engines_done, core_caps_[pid].admit(first_data, split.bytes));
   std::int32_t stack_touched = -1;
   if (reads_hbm) {
     done = std::max(done, read_ports_[pid].admit(first_data, src_bytes));
     const std::uint32_t stack = stack_of(src.space, pid);
     done = std::max(done, stacks_[stack].admit(first_data, src_bytes));
-    stack_stats_[stack].read_bytes += src.bytes();
+    stack_stats_[stack].read_bytes += src_byte_count;
     stack_touched = static_cast<std::int32_t>(stack);
   }
   if (writes_hbm) {
     done = std::max(done, write_ports_[pid].admit(first_data, dst_bytes));
     const std::uint32_t stack = stack_of(dst.space, pid);
     done = std::max(done, stacks_[stack].admit(first_data, dst_bytes));
-    stack_stats_[stack].write_bytes += dst.bytes();
+    stack_stats_[stack].write_bytes += dst_byte_count;
     stack_touched = stack_touched >= 0 && stack_touched != static_cast<std::int32_t>(stack)
                         ? -1
                         : static_cast<std::int32_t>(stack);
@@ -251,10 +262,10 @@ void TransferLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint
   ++queue.transfers;
   queue.bytes += split.bytes;
   OnChipBytes& on_chip = on_chip_[pid];
-  if (src.memory == MemoryKind::kSbuf) on_chip.sbuf_read += src.bytes();
-  if (src.memory == MemoryKind::kPsum) on_chip.psum_read += src.bytes();
-  if (dst.memory == MemoryKind::kSbuf) on_chip.sbuf_write += dst.bytes();
-  if (dst.memory == MemoryKind::kPsum) on_chip.psum_write += dst.bytes();
+  if (src.memory == MemoryKind::kSbuf) on_chip.sbuf_read += src_byte_count;
+  if (src.memory == MemoryKind::kPsum) on_chip.psum_read += src_byte_count;
+  if (dst.memory == MemoryKind::kSbuf) on_chip.sbuf_write += dst_byte_count;
+  if (dst.memory == MemoryKind::kPsum) on_chip.psum_write += dst_byte_count;
   add_active_interval(first_data, done, stats.busy_until_ns, stats.active_ns);
   add_active_interval(first_data, done, queue.busy_until_ns, queue.active_ns);
   last_complete_ns_ = std::max(last_complete_ns_, done);

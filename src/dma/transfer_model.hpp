@@ -128,8 +128,9 @@ class TransferLevelDma final : public core::DmaBackend {
   double last_complete_ns_ = 0;
   static constexpr std::size_t kSplitCacheSize = 8;
   std::array<SplitCacheEntry, kSplitCacheSize> split_cache_;
-  std::size_t split_cache_next_ = 0;  ///< round-robin victim
-  std::size_t split_cache_last_ = 0;  ///< the latest hit, looked at first
+  std::size_t split_cache_next_ = 0;      ///< round-robin victim
+  std::size_t split_cache_last_ = 0;      ///< the latest hit, looked at first
+  std::size_t split_cache_previous_ = 0;  ///< the hit before it (another entry), looked at next
 };
 
 }  // namespace trnsim::dma

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <queue>
@@ -67,6 +68,30 @@ TEST(RetireQueue, PopsAsAPriorityQueueForAnyArrivalOrder) {
     }
     ASSERT_EQ(pop_order<RetireQueue<Key>>(keys, pops_after), pop_order<Reference>(keys, pops_after))
         << "trial " << trial;
+  }
+}
+
+TEST(RetireQueue, PopFirstNotAfterTakesTheDueKeysInOrder) {
+  // Pushes nearly sorted (time, id) keys and, between pushes, takes every key due by a moving
+  // limit: the same keys in the same order as popping a priority queue while its top is due.
+  std::mt19937_64 random(777);
+  RetireQueue<Key> queue;
+  Reference reference;
+  std::uint64_t time = 0;
+  for (std::uint64_t i = 0; i < 5000; ++i) {
+    time += random() % 3;
+    const std::uint64_t t = random() % 8 == 0 ? time - std::min<std::uint64_t>(time, 5) : time;
+    queue.push({t, i});
+    reference.push({t, i});
+    if (random() % 4 != 0) continue;
+    const std::uint64_t limit = time - std::min<std::uint64_t>(time, random() % 6);
+    Key due;
+    while (queue.pop_first_not_after(limit, due)) {
+      ASSERT_FALSE(reference.empty());
+      ASSERT_EQ(due, reference.top());
+      reference.pop();
+    }
+    ASSERT_TRUE(reference.empty() || reference.top().first > limit);
   }
 }
 

@@ -58,6 +58,13 @@ TEST(ValidationTransferModel, EveryTargetIsWithinTolerance) {
   EXPECT_NE(result.out.find("T1 "), std::string::npos) << result.out;
 }
 
+TEST(ValidationFlowModel, EveryTargetIsWithinTolerance) {
+  const auto result = run_trnsim(
+      {TRNSIM_BINARY, "validate", "--set", "dma.model=flow", "--no-sanity", "--jobs", "2"});
+  EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_NE(result.out.find("T1 "), std::string::npos) << result.out;
+}
+
 // A bad --set is reported once, before any simulation runs, with exit code 2.
 TEST(ValidateCommand, RejectsABadSetBeforeRunning) {
   const auto unknown = run_trnsim({TRNSIM_BINARY, "validate", "--set", "dma.modle=transfer"});

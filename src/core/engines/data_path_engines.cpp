@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/core_time.hpp"
+#include "core/engines/engine_run.hpp"
 
 namespace trnsim::core {
 
@@ -28,10 +29,11 @@ DataPathEngine::DataPathEngine(sc_core::sc_module_name name, NeuronCore& core, k
                                SharedPort* sbuf_port, SharedPort* psum_port)
     : Engine(name, core, kind), sbuf_port_(sbuf_port), psum_port_(psum_port) {}
 
-sc_time DataPathEngine::plan_compute(const QueuedInstruction& item, cost::CostContext context,
-                                     sc_time start) {
+template <typename Self>
+sc_time DataPathEngine::plan_data_path(Self& self, const QueuedInstruction& item,
+                                       cost::CostContext context, sc_time start) {
   const Instruction& instruction = item.instruction;
-  set_context(instruction, context);
+  self.set_context(instruction, context);
   planned_sbuf_port_ = nullptr;
   planned_psum_port_ = nullptr;
   if (sbuf_port_ != nullptr && touches(instruction, MemoryKind::kSbuf)) {
@@ -43,7 +45,7 @@ sc_time DataPathEngine::plan_compute(const QueuedInstruction& item, cost::CostCo
   const sc_time before_ports = start;
   if (planned_sbuf_port_ != nullptr) start = std::max(start, planned_sbuf_port_->free_at);
   if (planned_psum_port_ != nullptr) start = std::max(start, planned_psum_port_->free_at);
-  stats_.port_wait_ns += to_ns(start - before_ports);
+  if (start != before_ports) stats_.port_wait_ns += to_ns(start - before_ports);
   cost_ = cost_of(instruction, context);
   return start;
 }
@@ -58,6 +60,33 @@ Engine::Completion DataPathEngine::commit_compute(const QueuedInstruction& /*ite
   completion.busy_ns = cost_.ns;
   completion.slice_start_ns = to_ns(start);
   return completion;
+}
+
+sc_time VectorEngine::plan_compute(const QueuedInstruction& item, cost::CostContext context,
+                                   sc_time start) {
+  return plan_data_path(*this, item, context, start);
+}
+
+sc_time ScalarEngine::plan_compute(const QueuedInstruction& item, cost::CostContext context,
+                                   sc_time start) {
+  return plan_data_path(*this, item, context, start);
+}
+
+sc_time GpSimdEngine::plan_compute(const QueuedInstruction& item, cost::CostContext context,
+                                   sc_time start) {
+  return plan_data_path(*this, item, context, start);
+}
+
+void VectorEngine::run() {
+  run_loop(*this);
+}
+
+void ScalarEngine::run() {
+  run_loop(*this);
+}
+
+void GpSimdEngine::run() {
+  run_loop(*this);
 }
 
 void ScalarEngine::set_context(const Instruction& instruction, cost::CostContext& context) {

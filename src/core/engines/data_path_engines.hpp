@@ -23,13 +23,15 @@ class DataPathEngine : public Engine {
                  SharedPort* sbuf_port, SharedPort* psum_port);
 
  protected:
-  sc_core::sc_time plan_compute(const QueuedInstruction& item, cost::CostContext context,
-                                sc_core::sc_time start) override;
+  /// plan_compute() of the final engine class `Self` (each implements it with this), which
+  /// calls Self's set_context(), bound statically.
+  template <typename Self>
+  sc_core::sc_time plan_data_path(Self& self, const QueuedInstruction& item,
+                                  cost::CostContext context, sc_core::sc_time start);
   Completion commit_compute(const QueuedInstruction& item, const sc_core::sc_time& start) override;
   /// Sets what the engine knows about the instruction beyond its dependencies (ScalarE: the
-  /// activation table). Default: nothing.
-  virtual void set_context(const kernel::Instruction& /*instruction*/,
-                           cost::CostContext& /*context*/) {}
+  /// activation table). Default: nothing; an engine class with more to say hides it.
+  void set_context(const kernel::Instruction& /*instruction*/, cost::CostContext& /*context*/) {}
 
  private:
   SharedPort* const sbuf_port_;
@@ -44,15 +46,26 @@ class VectorEngine final : public DataPathEngine {
   VectorEngine(sc_core::sc_module_name name, NeuronCore& core, SharedPort* sbuf_port,
                SharedPort* psum_port)
       : DataPathEngine(name, core, kernel::Engine::kVector, sbuf_port, psum_port) {}
+  void run() override;
+
+ protected:
+  friend class Engine;  // run_loop() calls the hooks, bound statically
+  sc_core::sc_time plan_compute(const QueuedInstruction& item, cost::CostContext context,
+                                sc_core::sc_time start) override;
 };
 
 class ScalarEngine final : public DataPathEngine {
  public:
   ScalarEngine(sc_core::sc_module_name name, NeuronCore& core, SharedPort* psum_port)
       : DataPathEngine(name, core, kernel::Engine::kScalar, nullptr, psum_port) {}
+  void run() override;
 
  protected:
-  void set_context(const kernel::Instruction& instruction, cost::CostContext& context) override;
+  friend class Engine;          // run_loop() calls the hooks, bound statically
+  friend class DataPathEngine;  // plan_data_path() calls set_context()
+  sc_core::sc_time plan_compute(const QueuedInstruction& item, cost::CostContext context,
+                                sc_core::sc_time start) override;
+  void set_context(const kernel::Instruction& instruction, cost::CostContext& context);
 
  private:
   kernel::ActivationFunc loaded_table_ = kernel::ActivationFunc::kCopy;
@@ -62,6 +75,12 @@ class GpSimdEngine final : public DataPathEngine {
  public:
   GpSimdEngine(sc_core::sc_module_name name, NeuronCore& core, SharedPort* sbuf_port)
       : DataPathEngine(name, core, kernel::Engine::kGpSimd, sbuf_port, nullptr) {}
+  void run() override;
+
+ protected:
+  friend class Engine;  // run_loop() calls the hooks, bound statically
+  sc_core::sc_time plan_compute(const QueuedInstruction& item, cost::CostContext context,
+                                sc_core::sc_time start) override;
 };
 
 }  // namespace trnsim::core

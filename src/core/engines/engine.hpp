@@ -24,7 +24,9 @@
 #include "config/params.hpp"
 #include "core/barrier_hub.hpp"
 #include "core/core_stats.hpp"
+#include "core/core_time.hpp"
 #include "core/cost/cost_model.hpp"
+#include "core/deps/dependency_tracker.hpp"
 #include "core/queued_instruction.hpp"
 #include "kernel/instruction.hpp"
 
@@ -63,12 +65,19 @@ class Engine : public sc_core::sc_module {
   /// is filled in): records what the engine needs to know at dispatch (TensorE: the PE
   /// placement) and returns the dependency tracker's in-order stream of the instruction
   /// (deps::DependencyTracker, "In-order streams"; deps::kUnorderedStream for a DMA or
-  /// collective it triggers).
+  /// collective it triggers). An engine that overrides it calls set_own_prepare() in its
+  /// constructor; the others get the default without a virtual call per instruction.
+  std::uint32_t prepare_dispatched(QueuedInstruction& item) {
+    if (own_prepare_) return prepare(item);
+    return default_stream(item.instruction.engine);
+  }
   virtual std::uint32_t prepare(QueuedInstruction& item);
 
   /// The sequencer's work: runs the fetch buffer until it must wait (SC_METHOD body; also run in
-  /// place by the core: run_if_waiting(), NeuronCore::run_ahead()).
-  void run();
+  /// place by the core: run_if_waiting(), NeuronCore::run_ahead()). Each final engine class
+  /// implements it as run_loop(*this) (engine_run.hpp), so that the hooks below are bound
+  /// statically: one virtual call per run, none per instruction.
+  virtual void run() = 0;
   /// Runs the sequencer now if it waits for work or for a producer's times: a call, not a
   /// process switch.
   void run_if_waiting() {
@@ -83,7 +92,10 @@ class Engine : public sc_core::sc_module {
   /// When the engine can start `item` (dependencies aside), and the trace sub-track it runs on
   /// (`lane`, 0 unless the engine runs instructions concurrently). Default: when the previous
   /// instruction ended.
-  virtual sc_core::sc_time available_at(const QueuedInstruction& item, std::uint32_t& lane);
+  virtual sc_core::sc_time available_at(const QueuedInstruction& /*item*/, std::uint32_t& lane) {
+    lane = 0;
+    return free_at_;
+  }
   /// Plans a compute instruction (not a DMA/collective trigger or a barrier) that could start at
   /// `start` (>= the core's time): sets cost_ and returns the start, later if an engine resource
   /// (LoadStationary, a shared port) delays it. `context` has depends_on_recent set.
@@ -101,15 +113,45 @@ class Engine : public sc_core::sc_module {
                                     const sc_core::sc_time& start) = 0;
   /// A DMA or collective trigger on this engine issued from `start` to `end`: returns the
   /// engine busy time to add to its statistics. Default: the whole interval.
-  virtual double trigger_issued(const sc_core::sc_time& start, const sc_core::sc_time& end);
+  virtual double trigger_issued(const sc_core::sc_time& start, const sc_core::sc_time& end) {
+    return to_ns(end - start);
+  }
   /// Of the planned front instruction's dependency wait (wait_ns() > 0, from the engine being
   /// available or the instruction fetched, whichever is later), the time the engine was idle:
   /// called before the instruction commits. Default: all of it (one instruction at a time).
   virtual double idle_wait_ns(const QueuedInstruction& /*item*/) { return wait_ns_; }
 
+  /// The engine overrides prepare() (see prepare_dispatched()).
+  void set_own_prepare() { own_prepare_ = true; }
+  /// The in-order stream of an instruction of `engine` on this engine's queue: one per engine;
+  /// none (deps::kUnorderedStream) for DMAs and collectives, which complete out of order.
+  std::uint32_t default_stream(kernel::Engine engine) const {
+    if (engine == kernel::Engine::kDma || engine == kernel::Engine::kCollective) {
+      return deps::kUnorderedStream;
+    }
+    return static_cast<std::uint32_t>(unit());
+  }
+
+  /// The sequencer loop of run() for the final engine class `Self` (engine_run.hpp, included by
+  /// the file that defines Self's hooks): its hooks are called on `self`, bound statically.
+  template <typename Self>
+  void run_loop(Self& self);
+
   /// cost::engine_cost, memoised by content key (Instruction::content_key).
-  cost::EngineCost cost_of(const kernel::Instruction& instruction,
-                           const cost::CostContext& context);
+  const cost::EngineCost& cost_of(const kernel::Instruction& instruction,
+                                  const cost::CostContext& context) {
+    if (instruction.content_key == 0) return cost_uncached(instruction, context);
+    // The memo key packs every field of the context; a new field must be packed too.
+    static_assert(sizeof(cost::CostContext) == 3, "cost_of: pack the new CostContext field");
+    const auto bits = static_cast<std::uint8_t>((context.depends_on_recent ? 1 : 0) |
+                                                (context.stationary_reused ? 2 : 0) |
+                                                (context.activation_table_switch ? 4 : 0));
+    CostMemo& memo = cost_memo_[(instruction.content_key * 8 + bits) & (kCostMemoEntries - 1)];
+    if (memo.key != instruction.content_key || memo.context != bits) {
+      fill_cost_memo(memo, instruction, context, bits);
+    }
+    return memo.cost;
+  }
   /// The core's current time.
   const sc_core::sc_time& now() const;
   /// When the engine could start the front instruction, dependencies aside (planned).
@@ -136,7 +178,8 @@ class Engine : public sc_core::sc_module {
   /// Computes the front instruction's start and what its commit needs, at the core's time with
   /// its dependencies known (visible to this engine at `deps_ready`). Returns true when it
   /// starts now (and, a barrier, is released).
-  bool plan_start(const sc_core::sc_time& deps_ready);
+  template <typename Self>
+  bool plan_start(Self& self, const sc_core::sc_time& deps_ready);
   /// If the front instruction is a core_barrier, arrives at it. True if released now (or not
   /// a barrier).
   bool arrive_at_barrier() {
@@ -146,7 +189,11 @@ class Engine : public sc_core::sc_module {
   bool arrive_at_core_barrier();
   /// At the front instruction's start: its end and visible times, statistics, observer, then
   /// it leaves the buffer (a DMA or collective to the DMA dispatcher).
-  void commit_start();
+  template <typename Self>
+  void commit_start(Self& self);
+  /// The observer's record of the instruction committed now.
+  void observe(const QueuedInstruction& item, double slice_start_ns, const sc_core::sc_time& end,
+               const sc_core::sc_time& visible);
   /// `item`, the stream's next instruction to fetch, gets its fetch-buffer slot: the first
   /// fetch_buffer_size_ of the stream are in the buffer when the kernel starts (the launch
   /// fills it, within sequencer.launch_overhead_us); a later one is fetched at max(its slot's
@@ -184,6 +231,7 @@ class Engine : public sc_core::sc_module {
   std::size_t start_slot_ = 0;
   bool buffer_refilled_ = false;  ///< past the launch's fill: fetches wait for free slots
   bool used_ = true;
+  bool own_prepare_ = false;
   Phase phase_ = Phase::kIdle;
   /// Idle with an empty buffer, or its front instruction waiting for a producer's times:
   /// run_if_waiting() runs it in place. Otherwise it waits for wake_ (its start, a barrier).
@@ -211,6 +259,11 @@ class Engine : public sc_core::sc_module {
   };
   static constexpr std::size_t kCostMemoEntries = 256;  // power of two
   std::vector<CostMemo> cost_memo_ = std::vector<CostMemo>(kCostMemoEntries);
+  const cost::EngineCost& cost_uncached(const kernel::Instruction& instruction,
+                                        const cost::CostContext& context);
+  void fill_cost_memo(CostMemo& memo, const kernel::Instruction& instruction,
+                      const cost::CostContext& context, std::uint8_t bits);
+  cost::EngineCost uncached_cost_;  ///< cost_uncached()'s result
 };
 
 }  // namespace trnsim::core

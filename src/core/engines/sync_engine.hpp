@@ -15,8 +15,10 @@ class SyncEngine final : public Engine {
  public:
   SyncEngine(sc_core::sc_module_name name, NeuronCore& core)
       : Engine(name, core, kernel::Engine::kSync) {}
+  void run() override;
 
  protected:
+  friend class Engine;  // run_loop() calls the hooks, bound statically
   sc_core::sc_time plan_compute(const QueuedInstruction& /*item*/, cost::CostContext /*context*/,
                                 sc_core::sc_time /*start*/) override {
     throw std::logic_error("SyncEngine: the Sync engine has no data path");

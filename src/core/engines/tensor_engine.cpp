@@ -4,6 +4,7 @@
 
 #include "core/core_stats.hpp"
 #include "core/core_time.hpp"
+#include "core/engines/engine_run.hpp"
 #include "core/neuron_core.hpp"
 
 namespace trnsim::core {
@@ -20,18 +21,6 @@ bool same_pattern(const kernel::AccessPattern& a, const kernel::AccessPattern& b
          a.strides == b.strides && a.dtype == b.dtype;
 }
 
-/// Peak FLOP/s of the Tensor Engine for this matmul's input type.
-double peak_flops_for(const Instruction& instruction, const config::Params& params) {
-  const kernel::DType dtype = instruction.operand(kernel::Slot::kSrc).dtype;
-  if (instruction.opcode == Opcode::kNcMatmulMx) {
-    return dtype == kernel::DType::kFloat4E2M1FnX4 ? params.peak_mxfp4_flops_per_core()
-                                                   : params.peak_mxfp8_flops_per_core();
-  }
-  if (dtype == kernel::DType::kFloat32) return params.peak_fp32_flops_per_core();
-  if (instruction.double_row) return params.peak_fp8_flops_per_core();
-  return params.peak_bf16_flops_per_core();
-}
-
 bool is_matmul(const Instruction& instruction) {
   return instruction.opcode == Opcode::kNcMatmul || instruction.opcode == Opcode::kNcMatmulMx;
 }
@@ -39,11 +28,23 @@ bool is_matmul(const Instruction& instruction) {
 }  // namespace
 
 TensorEngine::TensorEngine(sc_core::sc_module_name name, NeuronCore& core)
-    : Engine(name, core, kernel::Engine::kTensor), throttle_(core.params().tensor) {
+    : Engine(name, core, kernel::Engine::kTensor),
+      cycle_ns_(core.params().tensor.cycle_ns()),
+      peak_bf16_flops_(core.params().peak_bf16_flops_per_core()),
+      peak_fp8_flops_(core.params().peak_fp8_flops_per_core()),
+      peak_fp32_flops_(core.params().peak_fp32_flops_per_core()),
+      peak_mxfp8_flops_(core.params().peak_mxfp8_flops_per_core()),
+      peak_mxfp4_flops_(core.params().peak_mxfp4_flops_per_core()),
+      throttle_(core.params().tensor) {
+  set_own_prepare();
   const config::TensorEngineParams& tensor = params_.tensor;
   const auto granularity = static_cast<std::size_t>(std::max(1, tensor.pe_tile_granularity));
   pe_cells_.reset(std::max<std::size_t>(1, static_cast<std::size_t>(tensor.rows) / granularity),
                   std::max<std::size_t>(1, static_cast<std::size_t>(tensor.cols) / granularity));
+}
+
+void TensorEngine::run() {
+  run_loop(*this);
 }
 
 std::uint32_t TensorEngine::prepare(QueuedInstruction& item) {
@@ -108,7 +109,7 @@ sc_time TensorEngine::plan_compute(const QueuedInstruction& item, cost::CostCont
     last_matmul_id_ = item.id;
   }
   cost_ = cost_of(instruction, context);
-  const double cycle_ns = params_.tensor.cycle_ns();
+  const double cycle_ns = cycle_ns_;
   // LoadStationary runs in the background as soon as the instruction is fetched and its inputs
   // are ready. The stationary is in SBUF, which TensorE never writes: only other engines'
   // results can delay it.
@@ -141,7 +142,7 @@ Engine::Completion TensorEngine::commit_compute(const QueuedInstruction& item,
                                                 const sc_time& start) {
   const Instruction& instruction = item.instruction;
   Completion completion;
-  const double cycle_ns = params_.tensor.cycle_ns();
+  const double cycle_ns = cycle_ns_;
   const double full_rate_ns = cost_.cycles * cycle_ns;
   const double start_ns = to_ns(start);
   const double end_ns = throttle_.run(start_ns, full_rate_ns);
@@ -149,7 +150,8 @@ Engine::Completion TensorEngine::commit_compute(const QueuedInstruction& item,
   core_stats.throttled_ns += end_ns - start_ns - full_rate_ns;
   completion.end = ns(end_ns);
   completion.visible = completion.end + ns(cost_.latency_cycles * cycle_ns);
-  double slice_start_ns = std::max(to_ns(ls_start_), to_ns(engine_available()));
+  // One conversion of the later time (to_ns() is monotonic).
+  double slice_start_ns = to_ns(std::max(ls_start_, engine_available()));
   slice_start_ns = std::min(slice_start_ns, start_ns);
   completion.slice_start_ns = slice_start_ns;
   // Busy time is the union over concurrent tiles.
@@ -165,9 +167,19 @@ Engine::Completion TensorEngine::commit_compute(const QueuedInstruction& item,
   if (is_matmul(instruction)) {
     core_stats.matmul_flops += instruction.flops;
     core_stats.tensor_ideal_ns +=
-        static_cast<double>(instruction.flops) / peak_flops_for(instruction, params_) * 1e9;
+        static_cast<double>(instruction.flops) / peak_flops_for(instruction) * 1e9;
   }
   return completion;
+}
+
+double TensorEngine::peak_flops_for(const Instruction& instruction) const {
+  const kernel::DType dtype = instruction.operand(kernel::Slot::kSrc).dtype;
+  if (instruction.opcode == Opcode::kNcMatmulMx) {
+    return dtype == kernel::DType::kFloat4E2M1FnX4 ? peak_mxfp4_flops_ : peak_mxfp8_flops_;
+  }
+  if (dtype == kernel::DType::kFloat32) return peak_fp32_flops_;
+  if (instruction.double_row) return peak_fp8_flops_;
+  return peak_bf16_flops_;
 }
 
 }  // namespace trnsim::core

@@ -26,8 +26,10 @@ class TensorEngine final : public Engine {
   /// (tiles with the same first cell share it, so the later waits for the earlier) and one for
   /// the background-transpose lane.
   std::uint32_t prepare(QueuedInstruction& item) override;
+  void run() override;
 
  protected:
+  friend class Engine;  // run_loop() calls the hooks below, bound statically
   sc_core::sc_time available_at(const QueuedInstruction& item, std::uint32_t& lane) override;
   sc_core::sc_time plan_compute(const QueuedInstruction& item, cost::CostContext context,
                                 sc_core::sc_time start) override;
@@ -89,6 +91,16 @@ class TensorEngine final : public Engine {
   PePlacement pe_placement(const kernel::Instruction& instruction);
   PePlacement compute_pe_placement(const kernel::Instruction& instruction) const;
 
+  /// Peak FLOP/s of the Tensor Engine for this matmul's input type.
+  double peak_flops_for(const kernel::Instruction& instruction) const;
+
+  const double cycle_ns_;  ///< tensor.cycle_ns()
+  // The config's peak rates per input type (Params::peak_*_flops_per_core()).
+  const double peak_bf16_flops_;
+  const double peak_fp8_flops_;
+  const double peak_fp32_flops_;
+  const double peak_mxfp8_flops_;
+  const double peak_mxfp4_flops_;
   PeCells pe_cells_;
   sc_core::sc_time background_transpose_free_at_;
   sc_core::sc_time issue_at_;    ///< issue order: the previous start (a DMA trigger: its end)

@@ -1,0 +1,485 @@
+#include "dma/flow_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "memory/sim_time.hpp"
+
+namespace trnsim::dma {
+
+using kernel::MemoryKind;
+using memory::kNeverNs;
+
+FlowLevelDma::FlowLevelDma(sc_core::sc_module_name name, const config::Params& params,
+                           std::uint32_t cores)
+    : sc_core::sc_module(name),
+      params_(params),
+      cores_(std::max<std::uint32_t>(1, cores)),
+      engines_per_core_(static_cast<std::uint32_t>(std::max(1, params.dma.engines_per_core))),
+      queues_per_engine_(static_cast<std::uint32_t>(std::max(1, params.dma.queues_per_engine))),
+      stacks_per_chip_(static_cast<std::uint32_t>(std::max(1, params.chip.hbm_stacks))),
+      lookahead_ns_(std::max(params.dma.fixed_cost_ns, 0.0)),
+      hbm_latency_ns_(params.hbm.controller_latency_ns + params.hbm.t_rcd_ns + params.hbm.t_cl_ns),
+      stack_bytes_per_ns_(
+          params.hbm.stack_bandwidth_gbps *
+          (1.0 - (params.hbm.t_refi_ns > 0
+                      ? std::clamp(params.hbm.t_rfc_ns / params.hbm.t_refi_ns, 0.0, 0.9)
+                      : 0.0))),
+      depth_bytes_((engines_per_core_ - 1) *
+                   static_cast<double>(std::max(1, params.dma.packet_bytes))),
+      engines_(std::size_t{cores_} * engines_per_core_),
+      core_caps_(cores_, Bucket{params.dma.core_bandwidth_gbps, 0, 0}),
+      read_ports_(cores_, Bucket{params.dma.hbm_port_bandwidth_gbps, 0, 0}),
+      write_ports_(cores_, Bucket{params.dma.hbm_port_bandwidth_gbps, 0, 0}),
+      core_touched_(cores_, false),
+      core_stats_(cores_),
+      on_chip_(cores_),
+      generators_(params.dma, cores_) {
+  for (std::vector<Bucket>* caps : {&core_caps_, &read_ports_, &write_ports_}) {
+    for (Bucket& bucket : *caps) bucket.credit = depth_bytes_;
+  }
+  for (EngineState& engine : engines_) {
+    engine.queues.resize(queues_per_engine_);
+    engine.heads.assign(queues_per_engine_, 0);
+    engine.queue_done_ns.assign(queues_per_engine_, 0.0);
+  }
+  const auto cores_per_chip = static_cast<std::uint32_t>(std::max(1, params.chip.cores));
+  const std::uint32_t chips = (cores_ + cores_per_chip - 1) / cores_per_chip;
+  stack_load_.assign(std::size_t{chips} * stacks_per_chip_, 0.0);
+  stack_stats_.resize(stack_load_.size());
+  for (CoreDmaStats& stats : core_stats_) stats.queues.resize(queues_per_engine_);
+  SC_METHOD(wake);
+  sensitive << wake_event_;
+  dont_initialize();
+}
+
+double FlowLevelDma::core_peak_bytes_per_ns() const {
+  return std::min(engines_per_core_ * params_.dma.engine_bandwidth_gbps,
+                  params_.dma.core_bandwidth_gbps);
+}
+
+std::uint32_t FlowLevelDma::stack_of_core(std::uint32_t pid) const {
+  const auto cores_per_chip = static_cast<std::uint32_t>(std::max(1, params_.chip.cores));
+  const auto cores_per_stack = static_cast<std::uint32_t>(std::max(1, params_.hbm.cores_per_stack));
+  const std::uint32_t local =
+      std::min(pid % cores_per_chip / cores_per_stack, stacks_per_chip_ - 1);
+  return pid / cores_per_chip * stacks_per_chip_ + local;
+}
+
+std::uint32_t FlowLevelDma::stack_of(std::uint32_t space, std::uint32_t pid) const {
+  const std::uint32_t home = stack_of_core(pid);
+  const std::uint64_t chip_stack =
+      std::uint64_t{space} * stacks_per_chip_ + home % stacks_per_chip_;
+  return chip_stack < stack_load_.size() ? static_cast<std::uint32_t>(chip_stack) : home;
+}
+
+std::uint32_t FlowLevelDma::new_item() {
+  if (!free_items_.empty()) {
+    const std::uint32_t slot = free_items_.back();
+    free_items_.pop_back();
+    items_[slot] = Item{};
+    return slot;
+  }
+  items_.emplace_back();
+  return static_cast<std::uint32_t>(items_.size() - 1);
+}
+
+void FlowLevelDma::submit(std::uint32_t pid, std::uint64_t id,
+                          const kernel::Instruction& instruction, core::DmaClient& client) {
+  const double now = memory::now_ns();
+  pid = std::min(pid, cores_ - 1);
+  const TransferPlan plan = plan_transfer(instruction, params_, 0, 0);
+  const kernel::AccessPattern& src = instruction.src();
+  const kernel::AccessPattern& dst = instruction.dst();
+  const double fetchable = generators_.generate(pid, instruction, now);
+  const double overhead = params_.dma.descriptor_overhead_ns;
+  const double ready = fetchable + std::max(params_.dma.fixed_cost_ns, overhead);
+  const std::uint32_t queue = instruction.dma_queue % queues_per_engine_;
+  const auto prefetch = static_cast<double>(std::max(1, params_.dma.descriptor_prefetch));
+
+  std::uint32_t slot;
+  if (!free_transfers_.empty()) {
+    slot = free_transfers_.back();
+    free_transfers_.pop_back();
+  } else {
+    slot = static_cast<std::uint32_t>(transfers_.size());
+    transfers_.emplace_back();
+  }
+  Transfer& transfer = transfers_[slot];
+  transfer = Transfer{};
+  transfer.client = &client;
+  transfer.id = id;
+  transfer.pid = pid;
+  transfer.queue = queue;
+  transfer.issue_ns = now;
+  transfer.first_data_ns = kNeverNs;
+  if (observed()) transfer.event = core::dma_event_of(pid, id, instruction);
+
+  const bool reads_hbm = src.memory == MemoryKind::kHbm;
+  const bool writes_hbm = dst.memory == MemoryKind::kHbm;
+  const std::int32_t read_stack =
+      reads_hbm ? static_cast<std::int32_t>(stack_of(src.space, pid)) : -1;
+  const std::int32_t write_stack =
+      writes_hbm ? static_cast<std::int32_t>(stack_of(dst.space, pid)) : -1;
+  if (reads_hbm) stack_stats_[static_cast<std::size_t>(read_stack)].read_bytes += src.bytes();
+  if (writes_hbm) stack_stats_[static_cast<std::size_t>(write_stack)].write_bytes += dst.bytes();
+  if (observed()) {
+    transfer.event.hbm_stack = reads_hbm && writes_hbm && read_stack != write_stack ? -1
+                               : reads_hbm                                          ? read_stack
+                                                                                    : write_stack;
+  }
+  const double rate = params_.dma.engine_bandwidth_gbps * plan.efficiency;
+  const double row_bytes = static_cast<double>(plan.inner) * plan.moved_element_bytes;
+  const double descriptor_bytes = plan.descriptors_per_block > 0
+                                      ? row_bytes / static_cast<double>(plan.descriptors_per_block)
+                                      : row_bytes;
+  const double packet =
+      std::max(1.0, std::min(descriptor_bytes, static_cast<double>(params_.dma.packet_bytes)));
+  if (reads_hbm || writes_hbm) {
+    transfer.latency_ns = std::max(0.0, hbm_latency_ns_ - packet / rate);
+  }
+
+  CoreDmaStats& stats = core_stats_[pid];
+  for (std::uint32_t e = 0; e < engines_per_core_; ++e) {
+    const std::uint64_t rows = plan.outer > 0 ? plan.end_row(e) - plan.first_row(e) : 0;
+    const double bytes = static_cast<double>(plan.outer * rows) * row_bytes;
+    const auto descriptors = static_cast<double>(plan.descriptors_of(e));
+    const std::uint32_t item_slot = new_item();
+    Item& item = items_[item_slot];
+    item.transfer = slot;
+    item.engine = pid * engines_per_core_ + e;
+    item.pid = pid;
+    item.queue = queue;
+    item.ready_ns = ready;
+    item.remaining = bytes;
+    item.packet = packet;
+    item.data_ns_per_byte = 1.0 / rate;
+    // The descriptor unit works ahead of the data during the DMA's latency, at most
+    // dma.descriptor_prefetch descriptors: those cost the data nothing.
+    const double prefetched =
+        overhead > 0 ? std::min({descriptors, prefetch, std::floor((ready - fetchable) / overhead)})
+                     : descriptors;
+    item.descriptor_ns_per_byte =
+        descriptors > prefetched && bytes > 0 ? (descriptors - prefetched) * overhead / bytes : 0.0;
+    item.read_stack = read_stack;
+    item.write_stack = write_stack;
+    ++transfer.pending;
+    stats.engine_busy_ns += bytes / rate;
+    stats.descriptors += plan.descriptors_of(e);
+    EngineState& engine = engines_[item.engine];
+    std::vector<std::uint32_t>& fifo = engine.queues[queue];
+    fifo.push_back(item_slot);
+    if (fifo.size() - engine.heads[queue] == 1) make_head_pending(item.engine, queue);
+  }
+  ++stats.transfers;
+  stats.bytes += plan.bytes;
+  QueueStats& queue_stats = stats.queues[queue];
+  ++queue_stats.transfers;
+  queue_stats.bytes += plan.bytes;
+  OnChipBytes& on_chip = on_chip_[pid];
+  if (src.memory == MemoryKind::kSbuf) on_chip.sbuf_read += src.bytes();
+  if (src.memory == MemoryKind::kPsum) on_chip.psum_read += src.bytes();
+  if (dst.memory == MemoryKind::kSbuf) on_chip.sbuf_write += dst.bytes();
+  if (dst.memory == MemoryKind::kPsum) on_chip.psum_write += dst.bytes();
+  if (!advancing_) wake_event_.notify(memory::from_ns(std::max(0.0, next_event_ns() - now)));
+}
+
+void FlowLevelDma::make_head_pending(std::uint32_t engine_index, std::uint32_t queue) {
+  EngineState& engine = engines_[engine_index];
+  const std::uint32_t item = engine.queues[queue][engine.heads[queue]];
+  pending_.push(Pending{items_[item].ready_ns, pending_order_++, item});
+}
+
+void FlowLevelDma::drain(Bucket& bucket, double dt_ns) const {
+  bucket.credit =
+      std::clamp(bucket.credit + (bucket.capacity - bucket.load) * dt_ns, 0.0, depth_bytes_);
+}
+
+double FlowLevelDma::exhausted_ns(const Bucket& bucket) const {
+  if (bucket.load <= bucket.capacity || bucket.credit <= 0) return kNeverNs;
+  return model_ns_ + bucket.credit / (bucket.load - bucket.capacity);
+}
+
+double FlowLevelDma::next_event_ns() const {
+  double next = pending_.empty() ? kNeverNs : std::max(pending_.top().ready_ns, model_ns_);
+  for (std::uint32_t index : active_) {
+    const Item& item = items_[index];
+    if (item.rate > 0) next = std::min(next, model_ns_ + item.remaining / item.rate);
+  }
+  for (std::uint32_t pid : draining_) {
+    next = std::min({next, exhausted_ns(core_caps_[pid]), exhausted_ns(read_ports_[pid]),
+                     exhausted_ns(write_ports_[pid])});
+  }
+  return next;
+}
+
+void FlowLevelDma::wake() {
+  const double now = memory::now_ns();
+  advancing_ = true;
+  advance(now + lookahead_ns_ + memory::ns_per_tick());
+  advancing_ = false;
+  const double next = next_event_ns();
+  if (next < kNeverNs) wake_event_.notify(memory::from_ns(std::max(0.0, next - now)));
+}
+
+void FlowLevelDma::progress_to(double time_ns) {
+  const double dt = time_ns - model_ns_;
+  if (dt > 0) {
+    for (std::uint32_t index : active_) {
+      Item& item = items_[index];
+      item.remaining -= item.rate * dt;
+    }
+    for (std::uint32_t pid : touched_) {
+      drain(core_caps_[pid], dt);
+      drain(read_ports_[pid], dt);
+      drain(write_ports_[pid], dt);
+    }
+  }
+  model_ns_ = std::max(model_ns_, time_ns);
+}
+
+void FlowLevelDma::advance(double horizon_ns) {
+  while (true) {
+    // The next completion among the moving items, and the next item to become ready.
+    double next_finish = kNeverNs;
+    for (std::uint32_t index : active_) {
+      const Item& item = items_[index];
+      if (item.rate > 0)
+        next_finish = std::min(next_finish, model_ns_ + item.remaining / item.rate);
+    }
+    double next_ready = pending_.empty() ? kNeverNs : std::max(pending_.top().ready_ns, model_ns_);
+    for (std::uint32_t pid : draining_) {
+      next_ready = std::min({next_ready, exhausted_ns(core_caps_[pid]),
+                             exhausted_ns(read_ports_[pid]), exhausted_ns(write_ports_[pid])});
+    }
+    const double next = std::min(next_finish, next_ready);
+    if (next > horizon_ns || next == kNeverNs) break;
+    // Everything whose finish time is `next` finishes now (exactly: no rounding of the
+    // remaining bytes can leave an item a few ulps short of its end).
+    to_finish_.clear();
+    for (std::uint32_t index : active_) {
+      const Item& item = items_[index];
+      if (item.rate > 0 && model_ns_ + item.remaining / item.rate <= next) {
+        to_finish_.push_back(index);
+      }
+    }
+    // Buckets whose credit runs out now are empty now (exactly, as items above).
+    exhausted_.clear();
+    for (std::uint32_t pid : draining_) {
+      for (Bucket* bucket : {&core_caps_[pid], &read_ports_[pid], &write_ports_[pid]}) {
+        if (exhausted_ns(*bucket) <= next) exhausted_.push_back(bucket);
+      }
+    }
+    progress_to(next);
+    for (Bucket* bucket : exhausted_) bucket->credit = 0;
+    for (std::uint32_t index : to_finish_) finish(index, next);
+    while (!pending_.empty() && pending_.top().ready_ns <= next) {
+      const std::uint32_t index = pending_.top().item;
+      pending_.pop();
+      activate(index, next);
+    }
+    recompute_rates();
+  }
+  progress_to(std::max(model_ns_, std::min(horizon_ns, next_event_ns())));
+}
+
+void FlowLevelDma::activate(std::uint32_t index, double time_ns) {
+  Item& item = items_[index];
+  Transfer& transfer = transfers_[item.transfer];
+  if (item.remaining <= 0) {
+    // An engine without rows: it writes its semaphore when the DMA is ready, in queue order.
+    finish(index, time_ns);
+    return;
+  }
+  transfer.first_data_ns = std::min(transfer.first_data_ns, time_ns);
+  item.active_slot = static_cast<std::uint32_t>(active_.size());
+  active_.push_back(index);
+  ++engines_[item.engine].ready_queues;
+}
+
+void FlowLevelDma::finish(std::uint32_t index, double time_ns) {
+  Item& item = items_[index];
+  EngineState& engine = engines_[item.engine];
+  if (item.active_slot != kNone) {
+    const std::uint32_t last = active_.back();
+    active_[item.active_slot] = last;
+    items_[last].active_slot = item.active_slot;
+    active_.pop_back();
+    item.active_slot = kNone;
+    --engine.ready_queues;
+  }
+  const std::uint32_t queue = item.queue;
+  double& queue_done = engine.queue_done_ns[queue];
+  queue_done = std::max(queue_done, time_ns);
+  Transfer& transfer = transfers_[item.transfer];
+  transfer.done_ns = std::max(transfer.done_ns, queue_done);
+  const std::uint32_t transfer_slot = item.transfer;
+  // The next item of the queue becomes its head.
+  std::vector<std::uint32_t>& fifo = engine.queues[queue];
+  std::uint32_t& head = engine.heads[queue];
+  ++head;
+  if (head == fifo.size()) {
+    fifo.clear();
+    head = 0;
+  } else {
+    if (head >= 64 && head * 2 >= fifo.size()) {
+      fifo.erase(fifo.begin(), fifo.begin() + head);
+      head = 0;
+    }
+    make_head_pending(item.engine, queue);
+  }
+  free_items_.push_back(index);
+  if (--transfer.pending == 0) transfer_done(transfer_slot);
+}
+
+void FlowLevelDma::recompute_rates() {
+  // Each engine's round robin: one packet of every ready item per round (header).
+  for (std::uint32_t index : active_) {
+    EngineState& engine = engines_[items_[index].engine];
+    engine.round_data_ns = 0;
+    engine.round_descriptor_ns = 0;
+  }
+  for (std::uint32_t index : active_) {
+    const Item& item = items_[index];
+    EngineState& engine = engines_[item.engine];
+    engine.round_data_ns += item.packet * item.data_ns_per_byte;
+    engine.round_descriptor_ns += item.packet * item.descriptor_ns_per_byte;
+  }
+  for (std::uint32_t index : active_) {
+    Item& item = items_[index];
+    const EngineState& engine = engines_[item.engine];
+    item.rate = item.packet / std::max(engine.round_data_ns, engine.round_descriptor_ns);
+  }
+  // The core's cap and HBM ports, in turn: once a bucket's burst allowance is spent, it scales
+  // the items it carries in proportion when they exceed its rate.
+  auto cap = [&](std::vector<Bucket>& buckets, auto&& carries) {
+    for (std::uint32_t pid : touched_) buckets[pid].load = 0;
+    for (std::uint32_t index : active_) {
+      const Item& item = items_[index];
+      if (carries(item)) buckets[item.pid].load += item.rate;
+    }
+    for (std::uint32_t index : active_) {
+      Item& item = items_[index];
+      const Bucket& bucket = buckets[item.pid];
+      if (carries(item) && bucket.load > bucket.capacity && bucket.credit <= 0) {
+        item.rate *= bucket.capacity / bucket.load;
+      }
+    }
+  };
+  auto every = [](const Item&) { return true; };
+  auto reads = [](const Item& item) { return item.read_stack >= 0; };
+  auto writes = [](const Item& item) { return item.write_stack >= 0; };
+  // Cores whose buckets may change: those with items moving, and those still refilling.
+  for (std::uint32_t index : active_) {
+    const std::uint32_t pid = items_[index].pid;
+    if (!core_touched_[pid]) {
+      core_touched_[pid] = true;
+      touched_.push_back(pid);
+    }
+  }
+  cap(core_caps_, every);
+  cap(read_ports_, reads);
+  cap(write_ports_, writes);
+  // Each HBM stack (all cores of the stack), without a burst allowance.
+  std::fill(stack_load_.begin(), stack_load_.end(), 0.0);
+  auto stack_of_item = [](const Item& item) {
+    return static_cast<std::size_t>(item.read_stack >= 0 ? item.read_stack : item.write_stack);
+  };
+  for (std::uint32_t index : active_) {
+    const Item& item = items_[index];
+    if (item.read_stack >= 0 || item.write_stack >= 0)
+      stack_load_[stack_of_item(item)] += item.rate;
+  }
+  for (std::uint32_t index : active_) {
+    Item& item = items_[index];
+    if (item.read_stack < 0 && item.write_stack < 0) continue;
+    const double sum = stack_load_[stack_of_item(item)];
+    if (sum > stack_bytes_per_ns_) item.rate *= stack_bytes_per_ns_ / sum;
+  }
+  // What passes each bucket at the final rates; which buckets drain, and which are full again.
+  for (std::uint32_t pid : touched_) {
+    core_caps_[pid].load = read_ports_[pid].load = write_ports_[pid].load = 0;
+  }
+  for (std::uint32_t index : active_) {
+    const Item& item = items_[index];
+    core_caps_[item.pid].load += item.rate;
+    if (item.read_stack >= 0) read_ports_[item.pid].load += item.rate;
+    if (item.write_stack >= 0) write_ports_[item.pid].load += item.rate;
+  }
+  draining_.clear();
+  std::size_t kept = 0;
+  for (std::uint32_t pid : touched_) {
+    const bool full = core_caps_[pid].credit >= depth_bytes_ && core_caps_[pid].load == 0 &&
+                      read_ports_[pid].credit >= depth_bytes_ && read_ports_[pid].load == 0 &&
+                      write_ports_[pid].credit >= depth_bytes_ && write_ports_[pid].load == 0;
+    if (full) {
+      core_touched_[pid] = false;
+      continue;
+    }
+    touched_[kept++] = pid;
+    if (exhausted_ns(core_caps_[pid]) < kNeverNs || exhausted_ns(read_ports_[pid]) < kNeverNs ||
+        exhausted_ns(write_ports_[pid]) < kNeverNs) {
+      draining_.push_back(pid);
+    }
+  }
+  touched_.resize(kept);
+}
+
+void FlowLevelDma::transfer_done(std::uint32_t slot) {
+  Transfer& transfer = transfers_[slot];
+  const double complete = transfer.done_ns + transfer.latency_ns;
+  const double first = transfer.first_data_ns < kNeverNs ? transfer.first_data_ns : complete;
+  last_complete_ns_ = std::max(last_complete_ns_, complete);
+  CoreDmaStats& stats = core_stats_[transfer.pid];
+  add_active_interval(first, complete, stats.busy_until_ns, stats.active_ns);
+  QueueStats& queue = stats.queues[transfer.queue];
+  add_active_interval(first, complete, queue.busy_until_ns, queue.active_ns);
+  if (observed()) {
+    transfer.event.issue_ns = transfer.issue_ns;
+    transfer.event.start_ns = first;
+    transfer.event.end_ns = complete;
+    report(transfer.event);
+  }
+  core::DmaClient* client = transfer.client;
+  const std::uint64_t id = transfer.id;
+  free_transfers_.push_back(slot);
+  client->dma_complete(id, memory::from_ns(complete), complete - first);
+}
+
+nlohmann::json FlowLevelDma::statistics(double elapsed_ns) const {
+  if (elapsed_ns <= 0) elapsed_ns = last_complete_ns_;
+  const double peak = core_peak_bytes_per_ns();
+  nlohmann::json cores = nlohmann::json::array();
+  for (std::uint32_t pid = 0; pid < cores_; ++pid) {
+    if (core_stats_[pid].transfers == 0) continue;
+    cores.push_back(
+        core_dma_json(pid, core_stats_[pid], on_chip_[pid], peak, engines_per_core_, std::nullopt));
+  }
+  nlohmann::json out;
+  out["model"] = "flow";
+  out["dma"] = {{"peak_bandwidth_per_core_gbps", peak}, {"cores", cores}};
+  nlohmann::json stacks = nlohmann::json::array();
+  for (std::size_t s = 0; s < stack_stats_.size(); ++s) {
+    const StackStats& stack = stack_stats_[s];
+    if (stack.read_bytes + stack.write_bytes == 0) continue;
+    nlohmann::json served = nlohmann::json::array();
+    for (std::uint32_t pid = 0; pid < cores_; ++pid) {
+      if (stack_of_core(pid) == s) served.push_back(pid);
+    }
+    const auto bytes = static_cast<double>(stack.read_bytes + stack.write_bytes);
+    const double achieved = elapsed_ns > 0 ? bytes / elapsed_ns : 0;
+    stacks.push_back({{"stack", s},
+                      {"cores", served},
+                      {"read_bytes", stack.read_bytes},
+                      {"write_bytes", stack.write_bytes},
+                      {"achieved_bandwidth_gbps", achieved},
+                      {"peak_bandwidth_gbps", params_.hbm.stack_bandwidth_gbps},
+                      {"utilization_pct", percent(achieved, params_.hbm.stack_bandwidth_gbps)}});
+  }
+  out["hbm"] = {{"elapsed_ns", elapsed_ns}, {"stacks", stacks}};
+  return out;
+}
+
+}  // namespace trnsim::dma

@@ -1,0 +1,179 @@
+// The flow-level DMA model (`dma.model = flow`): the same engines, queues, descriptor costs,
+// caps and HBM stacks as the packet model (dma_system.hpp), with each DMA's share on each engine
+// moved as a fluid instead of packet by packet.
+//
+// Timing of a DMA issued at t on core p, as in the packet model: its descriptors exist from
+// f = t, or when its generator made them (hwdge/swdge: DescriptorGenerators); its data may move
+// from ready = max(f + dma.descriptor_overhead_ns, f + dma.fixed_cost_ns). Each engine owning
+// rows gets an item of b_e bytes and n_e descriptors on the DMA's queue. An engine serves its
+// queues in order within a queue and round robin between the queues whose head item is ready,
+// one packet per queue and turn, as the packet model does, but in closed form: a round moves one
+// packet p_j = min(descriptor bytes D_j, dma.packet_bytes) of each ready item j and takes
+// T = max(sum p_j / r_j, sum o p_j / D_j) (data path and descriptor unit pipelined; r_j: engine
+// bandwidth x the transfer's efficiency, o: the per-descriptor occupancy), so item i moves at
+// p_i / T (alone: min(r, D / o)). The rates then
+// pass the shared caps in turn, each scaling down the items it carries in proportion when their
+// sum exceeds it (the core's cap and ports only once the burst allowance the packet model gives
+// them, one 4 KiB packet per engine, is spent: a token bucket): the core's DMA cap, its HBM read
+// and write ports, and each HBM stack
+// (hbm.stack_bandwidth_gbps less refresh, 1 - t_rfc / t_refi; all cores of the stack). An engine
+// whose item a cap holds back moves no other data meanwhile (back-pressure, as in the packet
+// model). Rates change only when an item becomes ready or finishes, so the model advances from
+// one such event to the next. A DMA completes when all its items did, in queue order per engine,
+// plus the part of the HBM access latency (controller + t_rcd + t_cl) its last packet does not
+// cover by streaming, as in the transfer model.
+//
+// Cost: O(items in flight) per event, two events per item. One SC_METHOD wakes at most once per
+// dma.fixed_cost_ns of simulated time while DMAs are active: a DMA submitted at t cannot move
+// data before t + fixed_cost_ns, so everything up to then is final (conservative lookahead).
+// Leaves out (the packet model has them): strict-priority arbitration, HBM channels, banks, row
+// buffers and turnarounds, packet granularity (a queue's turn is a packet, not a fluid share),
+// descriptor prefetch limits, and per-packet trace events.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <queue>
+#include <systemc>
+#include <vector>
+
+#include "config/params.hpp"
+#include "core/dma_backend.hpp"
+#include "dma/descriptors.hpp"
+#include "dma/dma_statistics.hpp"
+#include "kernel/instruction.hpp"
+
+namespace trnsim::dma {
+
+class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
+ public:
+  SC_HAS_PROCESS(FlowLevelDma);
+
+  FlowLevelDma(sc_core::sc_module_name name, const config::Params& params, std::uint32_t cores);
+
+  void submit(std::uint32_t pid, std::uint64_t id, const kernel::Instruction& instruction,
+              core::DmaClient& client) override;
+
+  /// The same top-level shape as DmaSystem::statistics ("dma" per core, "hbm" per stack),
+  /// without packet, channel and row-buffer figures; "model": "flow".
+  nlohmann::json statistics(double elapsed_ns) const;
+
+  /// min(engines x engine bandwidth, core DMA cap), bytes per ns.
+  double core_peak_bytes_per_ns() const;
+
+ private:
+  static constexpr std::uint32_t kNone = ~0u;
+  struct Transfer {
+    core::DmaClient* client = nullptr;
+    std::uint64_t id = 0;
+    std::uint32_t pid = 0;
+    std::uint32_t queue = 0;
+    std::uint32_t pending = 0;  ///< items not finished
+    double issue_ns = 0;
+    double first_data_ns = 0;
+    double done_ns = 0;     ///< latest item completion (queue order applied)
+    double latency_ns = 0;  ///< HBM access latency not covered by streaming
+    core::DmaEvent event;   ///< filled only when an observer is set
+  };
+  /// One DMA's share on one engine.
+  struct Item {
+    std::uint32_t transfer = 0;
+    std::uint32_t engine = 0;  ///< pid * engines_per_core + engine
+    std::uint32_t pid = 0;
+    std::uint32_t queue = 0;
+    double ready_ns = 0;
+    double remaining = 0;         ///< bytes
+    double packet = 0;            ///< bytes of one of its packets: min(descriptor, packet_bytes)
+    double data_ns_per_byte = 0;  ///< engine data path: 1 / (bandwidth x efficiency)
+    double descriptor_ns_per_byte = 0;  ///< descriptor unit: overhead / descriptor bytes
+    double rate = 0;                    ///< bytes/ns now
+    std::int32_t read_stack = -1;
+    std::int32_t write_stack = -1;
+    std::uint32_t active_slot = kNone;  ///< index in active_, or kNone
+  };
+  struct EngineState {
+    std::vector<std::vector<std::uint32_t>> queues;  ///< item FIFOs (head at index `heads[q]`)
+    std::vector<std::uint32_t> heads;
+    std::vector<double> queue_done_ns;  ///< completion of the queue's last item (queue order)
+    std::uint32_t ready_queues = 0;     ///< queues whose head is active
+    double round_data_ns = 0;           ///< scratch: one round-robin round's data-path time
+    double round_descriptor_ns = 0;     ///< scratch: and its descriptor-unit time
+  };
+  struct Pending {
+    double ready_ns;
+    std::uint64_t order;
+    std::uint32_t item;
+  };
+  struct Later {
+    bool operator()(const Pending& a, const Pending& b) const {
+      return a.ready_ns > b.ready_ns || (a.ready_ns == b.ready_ns && a.order > b.order);
+    }
+  };
+
+  void wake();
+  /// Processes every event up to `horizon_ns`.
+  void advance(double horizon_ns);
+  void progress_to(double time_ns);
+  void recompute_rates();
+  void make_head_pending(std::uint32_t engine, std::uint32_t queue);
+  void activate(std::uint32_t item, double time_ns);
+  void finish(std::uint32_t item, double time_ns);
+  void transfer_done(std::uint32_t transfer);
+  std::uint32_t stack_of_core(std::uint32_t pid) const;
+  std::uint32_t stack_of(std::uint32_t space, std::uint32_t pid) const;
+  std::uint32_t new_item();
+  double next_event_ns() const;
+
+  const config::Params params_;
+  const std::uint32_t cores_;
+  const std::uint32_t engines_per_core_;
+  const std::uint32_t queues_per_engine_;
+  const std::uint32_t stacks_per_chip_;
+  const double lookahead_ns_;
+  const double hbm_latency_ns_;
+  const double stack_bytes_per_ns_;
+  const double depth_bytes_;  ///< burst allowance of a core's cap and ports
+
+  std::vector<Transfer> transfers_;
+  std::vector<std::uint32_t> free_transfers_;
+  std::vector<Item> items_;
+  std::vector<std::uint32_t> free_items_;
+  std::vector<EngineState> engines_;
+  std::vector<std::uint32_t> active_;  ///< items moving data now
+  std::priority_queue<Pending, std::vector<Pending>, Later> pending_;
+  std::uint64_t pending_order_ = 0;
+  /// A per-core rate cap with a burst allowance: `credit` bytes may pass above the rate.
+  struct Bucket {
+    double capacity = 0;  ///< bytes/ns
+    double credit = 0;    ///< bytes, at most depth_bytes_
+    double load = 0;      ///< bytes/ns passing now
+  };
+  /// Advances a bucket's credit by `dt_ns` at its current load.
+  void drain(Bucket& bucket, double dt_ns) const;
+  /// When a draining bucket runs out of credit (never if it does not drain).
+  double exhausted_ns(const Bucket& bucket) const;
+  std::vector<Bucket> core_caps_;  ///< per core
+  std::vector<Bucket> read_ports_;
+  std::vector<Bucket> write_ports_;
+  std::vector<std::uint32_t> touched_;  ///< cores whose buckets are not idle and full
+  std::vector<bool> core_touched_;
+  std::vector<std::uint32_t> draining_;  ///< cores with a bucket spending its credit
+  std::vector<double> stack_load_;       ///< scratch: per stack
+  std::vector<std::uint32_t> to_finish_;
+  std::vector<Bucket*> exhausted_;
+  double model_ns_ = 0;  ///< time up to which every item's progress is accounted
+  bool advancing_ = false;
+  double last_complete_ns_ = 0;
+  sc_core::sc_event wake_event_;
+
+  struct StackStats {
+    std::uint64_t read_bytes = 0;
+    std::uint64_t write_bytes = 0;
+  };
+  std::vector<CoreDmaStats> core_stats_;
+  std::vector<OnChipBytes> on_chip_;
+  std::vector<StackStats> stack_stats_;
+  DescriptorGenerators generators_;  ///< hwdge / swdge, per core
+};
+
+}  // namespace trnsim::dma

@@ -1,0 +1,102 @@
+// Contracts of the flow-level DMA model (dma.model = flow, src/dma/flow_model.hpp), with times
+// worked out by hand from its documented rules: per engine, a round-robin round moves one packet
+// p_j = min(descriptor bytes, dma.packet_bytes) of every ready item and takes
+// max(sum p_j / r, sum of the descriptor time not prefetched during the latency), shared caps
+// scale the items they carry once their burst allowance is spent, a queue moves its DMAs in
+// order.
+// Parameters are pinned (trn2 values): latency 450 ns, 25 ns per descriptor, 8 descriptors of
+// prefetch, 23 B/ns per engine. SBUF -> SBUF copies keep HBM out of the way. Each TEST
+// elaborates once (gtest_discover_tests runs every TEST in its own process).
+#include "dma/flow_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "dma_test_support.hpp"
+
+namespace trnsim::dma::test {
+namespace {
+
+config::Params pinned(std::vector<std::string> more = {}) {
+  std::vector<std::string> overrides = {"dma.model=flow",
+                                        "dma.fixed_cost_ns=450",
+                                        "dma.descriptor_overhead_ns=25",
+                                        "dma.engine_bandwidth_gbps=23",
+                                        "dma.descriptor_prefetch=8",
+                                        "dma.packet_bytes=4096"};
+  overrides.insert(overrides.end(), more.begin(), more.end());
+  return builtin("trn2", overrides);
+}
+
+/// An SBUF -> SBUF copy of `rows` partitions x `bytes_per_row` (bf16), one descriptor per row;
+/// up to 8 rows stay on engine 0.
+Instruction copy(std::uint32_t rows, std::uint32_t bytes_per_row, std::uint8_t queue) {
+  return dma_copy(sbuf(DType::kBFloat16, rows, {bytes_per_row / 2}, 65536),
+                  sbuf(DType::kBFloat16, rows, {bytes_per_row / 2}), queue);
+}
+
+TEST(FlowModel, RoundRobinMovesOnePacketPerQueueAndTurn) {
+  // A: 4 rows of 2,048 B on queue 0 (4 packets of 2,048 B), B: 8 rows of 256 B on queue 1
+  // (8 packets of 256 B), both on engine 0, issued at 0, ready at 450 (descriptors prefetched:
+  // 450 / 25 = 18 >= 8). A round takes (2,048 + 256) / 23 = 100.17 ns; after 4 rounds
+  // (400.7 ns) A is done at 850.7, B has moved 1,024 B and moves its last 1,024 B alone at
+  // 23 B/ns: 44.5 ns more, done at 895.2. (Equal time shares would give A 1,016.5.)
+  FlowLevelDma system("memory", pinned(), 1);
+  Testbench bench("bench", system);
+  const std::uint64_t a = bench.add(0, 0, copy(4, 2048, 0));
+  const std::uint64_t b = bench.add(0, 0, copy(8, 256, 1));
+  bench.run_all();
+  EXPECT_NEAR(bench.completion(a).complete_ns, 850.7, 0.1);
+  EXPECT_NEAR(bench.completion(b).complete_ns, 895.2, 0.1);
+}
+
+TEST(FlowModel, DescriptorsBeyondThePrefetchBindSmallCopies) {
+  // With one descriptor of prefetch, an 8-row copy of 64 B rows has 7 descriptors left for the
+  // data phase: 7 x 25 = 175 ns against 512 / 23 = 22.3 ns of data, so it moves at
+  // 512 / 175 B/ns and completes at 450 + 175 = 625.
+  FlowLevelDma system("memory", pinned({"dma.descriptor_prefetch=1"}), 1);
+  Testbench bench("bench", system);
+  const std::uint64_t c = bench.add(0, 0, copy(8, 64, 0));
+  bench.run_all();
+  EXPECT_NEAR(bench.completion(c).complete_ns, 625.0, 0.1);
+}
+
+TEST(FlowModel, TheCoreCapScalesItsItemsOnceItsBurstIsSpent) {
+  // 16 rows of 8 KiB: engines 0 and 1 with 65,536 B each, 46 B/ns together, against a core cap
+  // of 10 B/ns with the packet model's burst allowance of 15 x 4,096 = 61,440 B. The allowance
+  // drains at 46 - 10 = 36 B/ns and is spent after 1,706.7 ns, when 78,506.7 B have moved; the
+  // other 52,565.3 B pass at 10 B/ns in 5,256.5 ns: done at 450 + 6,963.2 = 7,413.2.
+  FlowLevelDma system("memory", pinned({"dma.core_bandwidth_gbps=10"}), 1);
+  Testbench bench("bench", system);
+  const std::uint64_t d = bench.add(0, 0, copy(16, 8192, 0));
+  bench.run_all();
+  EXPECT_NEAR(bench.completion(d).complete_ns, 7413.2, 0.1);
+}
+
+TEST(FlowModel, AQueueMovesItsDmasInOrder) {
+  // Two copies of 4 rows x 2,048 B (8,192 B: 356.2 ns each) on queue 0: the second moves after
+  // the first, done at 450 + 356.2 = 806.2 and 806.2 + 356.2 = 1,162.3; on two queues they
+  // would share the engine and both complete at 1,162.3.
+  FlowLevelDma system("memory", pinned(), 1);
+  Testbench bench("bench", system);
+  const std::uint64_t first = bench.add(0, 0, copy(4, 2048, 0));
+  const std::uint64_t second = bench.add(0, 0, copy(4, 2048, 0));
+  bench.run_all();
+  EXPECT_NEAR(bench.completion(first).complete_ns, 806.2, 0.1);
+  EXPECT_NEAR(bench.completion(second).complete_ns, 1162.3, 0.1);
+}
+
+TEST(FlowModel, AnHbmLoadOnOneEngineMatchesTheMeasuredCopy) {
+  // Calibration target T4's copy: 4 partitions x 8 KiB from HBM on engine 0, 4 KiB packets
+  // that stream longer than the HBM access latency: 450 + 32,768 / 23 = 1,874.7 ns.
+  FlowLevelDma system("memory", pinned(), 1);
+  Testbench bench("bench", system);
+  const std::uint64_t e = bench.add(0, 0, load(4, 8192, 0, 0));
+  bench.run_all();
+  EXPECT_NEAR(bench.completion(e).complete_ns, 1874.7, 0.1);
+}
+
+}  // namespace
+}  // namespace trnsim::dma::test
