@@ -1,0 +1,32 @@
+// Running a prepared kernel on the timing model, as `trnsim run` does: the same statistics,
+// byte for byte, and optionally the same result files (docs/outputs.md).
+// SystemC elaborates a model once per process: simulate() may be called once per process; run
+// further simulations in child processes (e.g. the `trnsim` binary).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "trnsim/kernel.hpp"
+#include "trnsim/statistics.hpp"
+
+namespace trnsim {
+
+struct SimulateOptions {
+  // Result files, "" = none; each is written only when the run succeeds.
+  std::string trace_path;         ///< --trace: Chrome trace-event JSON (ui.perfetto.dev)
+  std::string profile_path;       ///< --profile: one CSV row per instruction
+  std::string dma_profile_path;   ///< --dma-profile: one CSV row per DMA transfer and packet
+  std::string source_lines_path;  ///< --profile-lines: one CSV row per kernel source line
+  std::string stats_path;         ///< --stats: the statistics with provenance
+  std::string report_path;        ///< --report: a self-contained HTML report
+  /// false = --no-run-ahead: every core in step with the SystemC kernel (slower, same results).
+  bool run_ahead = true;
+};
+
+/// Simulates `kernel` on the config it was prepared for. Throws InvalidInput for an error of
+/// the kernel found while it runs (e.g. a core_barrier not every core reaches) or a result file
+/// that cannot be written, and std::logic_error when called a second time in one process.
+RunResult simulate(const Kernel& kernel, const SimulateOptions& options = {});
+
+}  // namespace trnsim

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Installs the build tree and builds examples/embed against it, as docs/embedding.md shows.
+
+Runs the ```sh block of docs/embedding.md that follows MARKER, in a scratch directory where
+`build` is the build tree under test, `examples` the source tree's, and $HOME the scratch
+directory itself (so the documented prefix lands inside it). README.md's block after MARKER must
+be lines of that block. Then checks that the embedded program prints what docs/embedding.md shows
+after OUTPUT_MARKER, reports the same kernel time as the installed `trnsim run --json`, and with
+--json prints the same statistics. The scratch
+directory carries the process id and is removed at the end.
+
+Usage: install_test.py SOURCE_DIR BUILD_DIR CXX_COMPILER
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+MARKER = "<!-- tests/install runs the commands below, in one directory -->"
+OUTPUT_MARKER = "<!-- tests/install checks that the program prints this -->"
+PREFIX = "opt/trnsim"  # under $HOME, as docs/embedding.md installs
+KERNEL = "examples/kernels/vector_add.json"
+
+
+def block_after(path, marker, fence):
+    """The lines of the block opened by `fence` right after the line `marker`."""
+    with open(path, encoding="utf-8") as text:
+        lines = text.read().split("\n")
+    start = lines.index(marker)
+    if lines[start + 1] != fence:
+        raise SystemExit(f"{path}: expected a {fence} block right after {marker}")
+    return lines[start + 2:lines.index("```", start + 2)]
+
+
+def marked_block(path):
+    """The command lines of the ```sh block after MARKER (continuations joined)."""
+    commands = []
+    for line in block_after(path, MARKER, "```sh"):
+        if commands and commands[-1].endswith("\\"):
+            commands[-1] = commands[-1][:-1] + line.strip()
+        elif line.strip() and not line.startswith("#"):
+            commands.append(line.split("  #")[0].rstrip())
+    return commands
+
+
+def run(command, scratch, env, show=True):
+    """Standard output of `command` (bash, in `scratch`); its output and stderr are shown when
+    `show` is set or it fails."""
+    print("$", command, flush=True)
+    done = subprocess.run(["bash", "-euo", "pipefail", "-c", command], cwd=scratch, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if show or done.returncode != 0:
+        print(done.stdout, done.stderr, sep="", end="", flush=True)
+    if done.returncode != 0:
+        raise SystemExit(f"exit {done.returncode}: {command}")
+    return done.stdout
+
+
+def main(source, build, cxx):
+    documented = marked_block(os.path.join(source, "docs/embedding.md"))
+    readme = marked_block(os.path.join(source, "README.md"))
+    if not set(readme) <= set(documented):
+        raise SystemExit("README.md's install commands are not all in docs/embedding.md's: "
+                         f"{sorted(set(readme) - set(documented))}")
+    scratch = os.path.join(tempfile.gettempdir(), f"trnsim_install_{os.getpid()}")
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(scratch)
+    try:
+        os.symlink(os.path.abspath(build), os.path.join(scratch, "build"))
+        os.symlink(os.path.join(source, "examples"), os.path.join(scratch, "examples"))
+        env = dict(os.environ, HOME=scratch, CXX=cxx, SC_COPYRIGHT_MESSAGE="DISABLE")
+        outputs = [run(command, scratch, env) for command in documented]
+
+        prefix = os.path.join(scratch, PREFIX)
+        for installed in ("bin/trnsim", "include/trnsim/trnsim.hpp",
+                          "share/trnsim/python/trnsim_nki/__main__.py"):
+            if not os.path.exists(os.path.join(prefix, installed)):
+                raise SystemExit(f"not installed: {installed}")
+        embedded = next(out for command, out in zip(documented, outputs)
+                        if command.startswith("build-embed/embed_example"))
+        reference = json.loads(run(f'"$HOME/{PREFIX}/bin/trnsim" run {KERNEL} --json', scratch,
+                                   env, show=False))
+        kernel_ns = reference["time"]["kernel_ns"]
+        line = next(line for line in embedded.splitlines() if line.startswith("kernel_ns "))
+        if float(line.split()[1]) != kernel_ns:
+            raise SystemExit(f"embed_example says '{line}', trnsim run --json {kernel_ns}")
+        shown = block_after(os.path.join(source, "docs/embedding.md"), OUTPUT_MARKER, "```")
+        if embedded.splitlines() != shown:
+            raise SystemExit("docs/embedding.md shows another output of embed_example than it "
+                             "prints (after a timing-model change, update the document):\n" +
+                             embedded)
+        statistics = json.loads(run(f"build-embed/embed_example {KERNEL} trn2 --json", scratch,
+                                    env, show=False))
+        if statistics != reference:
+            raise SystemExit("embed_example --json differs from trnsim run --json")
+        print(f"kernel_ns {kernel_ns} from both; the statistics are the same")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    sys.exit(main(*sys.argv[1:]))
