@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -69,13 +70,15 @@ std::vector<DocCommand> commands_in(const std::string& relative) {
   return commands;
 }
 
-/// Commands run one by one: those of the five files above outside blocks run in order.
+/// Commands run one by one: those of the five files above outside blocks run in order. A
+/// command written in several places (the same arguments) runs once, at its first place.
 std::vector<DocCommand> all_commands() {
   std::vector<DocCommand> commands;
+  std::set<std::string> seen;
   for (const char* file : {"README.md", "examples/README.md", "docs/kernel-format.md",
                            "docs/outputs.md", "docs/nki-frontend.md"}) {
     for (const DocCommand& command : commands_in(file)) {
-      if (!command.in_order) commands.push_back(command);
+      if (!command.in_order && seen.insert(command.arguments).second) commands.push_back(command);
     }
   }
   return commands;
