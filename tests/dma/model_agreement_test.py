@@ -4,6 +4,10 @@ generation it supports, `trnsim run --json` with `--set dma.model=packet` and `=
 times compared. Guards the agreement docs/architecture.md states: every run within 15 %, and at
 least 85 % of the runs within 3 %.
 
+The two full-size T1 matmuls (v1, v2) are left out: their packet runs take about ten seconds
+each per generation, and `validation_flow_model` checks them with the flow model against their
+published times.
+
 Usage: model_agreement_test.py TRNSIM EXAMPLES_KERNELS_DIR"""
 
 import concurrent.futures
@@ -13,6 +17,7 @@ import subprocess
 import sys
 
 GENERATIONS = ("trn1", "trn2", "trn3", "trn4")
+LEFT_OUT = ("matmul_t1_v1_tiled.json", "matmul_t1_v2_hoisted.json")
 
 
 def kernel_ns(trnsim, kernel, generation, model):
@@ -30,7 +35,8 @@ def kernel_ns(trnsim, kernel, generation, model):
 def main():
     trnsim, kernels_dir = sys.argv[1], sys.argv[2]
     cases = [(os.path.join(kernels_dir, name), generation)
-             for name in sorted(os.listdir(kernels_dir)) if name.endswith(".json")
+             for name in sorted(os.listdir(kernels_dir))
+             if name.endswith(".json") and name not in LEFT_OUT
              for generation in GENERATIONS]
 
     def both(case):
