@@ -231,7 +231,6 @@ PlotOutput plot_results(const std::vector<Record>& records, const PlotRequest& r
 }
 
 std::string sweep_report_html(const std::vector<Record>& records, const std::string& title) {
-  using json = Record;
   const auto escape = [](const std::string& text) { return util::xml_escape(text); };
   // What varies: keys of "values" with more than one value over the points, in first-seen order.
   std::vector<std::string> keys;
@@ -288,9 +287,9 @@ th,td{border:1px solid #ddd;padding:3px 6px}th{background:#f0f2f4}td.n{text-alig
     }
     for (const char* metric : {"time_us", "mfu_pct", "hbm_gbps", "dma_active_pct"}) {
       const bool all_zero = std::all_of(records.begin(), records.end(), [&](const Record& record) {
-        const json* value = record.contains("metrics") && record["metrics"].contains(metric)
-                                ? &record["metrics"][metric]
-                                : nullptr;
+        const Record* value = record.contains("metrics") && record["metrics"].contains(metric)
+                                  ? &record["metrics"][metric]
+                                  : nullptr;
         return value == nullptr || !value->is_number() || value->get<double>() == 0;
       });
       if (all_zero) {
@@ -323,14 +322,14 @@ th,td{border:1px solid #ddd;padding:3px 6px}th{background:#f0f2f4}td.n{text-alig
   constexpr std::size_t kRowsShown = 1000;
   for (std::size_t i = 0; i < records.size() && i < kRowsShown; ++i) {
     const Record& record = records[i];
-    page += "<tr><td class=\"n\">" + escape(value_text(record.value("index", json()))) + "</td>";
+    page += "<tr><td class=\"n\">" + escape(value_text(record.value("index", Record()))) + "</td>";
     for (const std::string& key : keys) {
-      const json* value = record.contains("values") && record["values"].contains(key)
-                              ? &record["values"][key]
-                              : nullptr;
+      const Record* value = record.contains("values") && record["values"].contains(key)
+                                ? &record["values"][key]
+                                : nullptr;
       page += "<td>" + (value == nullptr ? std::string() : escape(value_text(*value))) + "</td>";
     }
-    const json metrics = record.value("metrics", json::object());
+    const Record metrics = record.value("metrics", Record::object());
     const auto metric = [&](const char* name) {
       return metrics.contains(name) && metrics[name].is_number()
                  ? fmt::format("{:.3f}", metrics[name].get<double>())

@@ -191,7 +191,7 @@ TEST(ConcurrentUnitTime, EqualsATickByTickCountAndKeepsFewIntervals) {
 // --- Whole-core runs (Trainium2) ------------------------------------------------------------
 //   kSemaphoreNs, kIssueNs, kVectorAddNs, kScalarCopyNs: trn2_costs.hpp.
 
-std::string kernel_with(const std::string& program) {
+std::string engine_kernel_with(const std::string& program) {
   return R"({
     "format": "trnsim-kernel/1", "name": "t",
     "tensors": {
@@ -226,7 +226,7 @@ void expect_engine_time_within_the_kernel(const nlohmann::json& stats) {
 }
 
 TEST(EngineTime, TwoDmasWaitingOnOneVectorInstructionCountOnce) {
-  const auto stats = simulate_in_child(kernel_with(R"([
+  const auto stats = simulate_in_child(engine_kernel_with(R"([
       {"op": "tensor_tensor", "dst": "z", "in0": "x", "in1": "y", "alu": "add"},
       {"op": "dma_copy", "dst": "out0", "src": "z"},
       {"op": "dma_copy", "dst": "out1", "src": "z", "queue": 1}])"));
@@ -241,7 +241,7 @@ TEST(EngineTime, TwoDmasWaitingOnOneVectorInstructionCountOnce) {
 }
 
 TEST(EngineTime, AChainAcrossEnginesWaitsOnEachProducerInTurn) {
-  const auto stats = simulate_in_child(kernel_with(R"([
+  const auto stats = simulate_in_child(engine_kernel_with(R"([
       {"op": "tensor_tensor", "dst": "z", "in0": "x", "in1": "y", "alu": "add"},
       {"op": "activation", "dst": "w", "src": "z", "func": "copy"},
       {"op": "tensor_tensor", "dst": "v", "in0": "w", "in1": "y", "alu": "add"},

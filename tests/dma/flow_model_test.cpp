@@ -4,7 +4,7 @@
 // max(sum p_j / r, sum of the descriptor time not prefetched during the latency), shared caps
 // scale the items they carry once their burst allowance is spent, a queue moves its DMAs in
 // order.
-// Parameters are pinned (trn2 values): latency 450 ns, 25 ns per descriptor, 8 descriptors of
+// Parameters are flow_pinned (trn2 values): latency 450 ns, 25 ns per descriptor, 8 descriptors of
 // prefetch, 23 B/ns per engine. SBUF -> SBUF copies keep HBM out of the way. Each TEST
 // elaborates once (gtest_discover_tests runs every TEST in its own process).
 #include "dma/flow_model.hpp"
@@ -19,7 +19,7 @@
 namespace trnsim::dma::test {
 namespace {
 
-config::Params pinned(std::vector<std::string> more = {}) {
+config::Params flow_pinned(std::vector<std::string> more = {}) {
   std::vector<std::string> overrides = {"dma.model=flow",
                                         "dma.fixed_cost_ns=450",
                                         "dma.descriptor_overhead_ns=25",
@@ -43,7 +43,7 @@ TEST(FlowModel, RoundRobinMovesOnePacketPerQueueAndTurn) {
   // 450 / 25 = 18 >= 8). A round takes (2,048 + 256) / 23 = 100.17 ns; after 4 rounds
   // (400.7 ns) A is done at 850.7, B has moved 1,024 B and moves its last 1,024 B alone at
   // 23 B/ns: 44.5 ns more, done at 895.2. (Equal time shares would give A 1,016.5.)
-  FlowLevelDma system("memory", pinned(), 1);
+  FlowLevelDma system("memory", flow_pinned(), 1);
   Testbench bench("bench", system);
   const std::uint64_t a = bench.add(0, 0, copy(4, 2048, 0));
   const std::uint64_t b = bench.add(0, 0, copy(8, 256, 1));
@@ -56,7 +56,7 @@ TEST(FlowModel, DescriptorsBeyondThePrefetchBindSmallCopies) {
   // With one descriptor of prefetch, an 8-row copy of 64 B rows has 7 descriptors left for the
   // data phase: 7 x 25 = 175 ns against 512 / 23 = 22.3 ns of data, so it moves at
   // 512 / 175 B/ns and completes at 450 + 175 = 625.
-  FlowLevelDma system("memory", pinned({"dma.descriptor_prefetch=1"}), 1);
+  FlowLevelDma system("memory", flow_pinned({"dma.descriptor_prefetch=1"}), 1);
   Testbench bench("bench", system);
   const std::uint64_t c = bench.add(0, 0, copy(8, 64, 0));
   bench.run_all();
@@ -68,7 +68,7 @@ TEST(FlowModel, TheCoreCapScalesItsItemsOnceItsBurstIsSpent) {
   // of 10 B/ns with the packet model's burst allowance of 15 x 4,096 = 61,440 B. The allowance
   // drains at 46 - 10 = 36 B/ns and is spent after 1,706.7 ns, when 78,506.7 B have moved; the
   // other 52,565.3 B pass at 10 B/ns in 5,256.5 ns: done at 450 + 6,963.2 = 7,413.2.
-  FlowLevelDma system("memory", pinned({"dma.core_bandwidth_gbps=10"}), 1);
+  FlowLevelDma system("memory", flow_pinned({"dma.core_bandwidth_gbps=10"}), 1);
   Testbench bench("bench", system);
   const std::uint64_t d = bench.add(0, 0, copy(16, 8192, 0));
   bench.run_all();
@@ -79,7 +79,7 @@ TEST(FlowModel, AQueueMovesItsDmasInOrder) {
   // Two copies of 4 rows x 2,048 B (8,192 B: 356.2 ns each) on queue 0: the second moves after
   // the first, done at 450 + 356.2 = 806.2 and 806.2 + 356.2 = 1,162.3; on two queues they
   // would share the engine and both complete at 1,162.3.
-  FlowLevelDma system("memory", pinned(), 1);
+  FlowLevelDma system("memory", flow_pinned(), 1);
   Testbench bench("bench", system);
   const std::uint64_t first = bench.add(0, 0, copy(4, 2048, 0));
   const std::uint64_t second = bench.add(0, 0, copy(4, 2048, 0));
@@ -91,7 +91,7 @@ TEST(FlowModel, AQueueMovesItsDmasInOrder) {
 TEST(FlowModel, AnHbmLoadOnOneEngineMatchesTheMeasuredCopy) {
   // Calibration target T4's copy: 4 partitions x 8 KiB from HBM on engine 0, 4 KiB packets
   // that stream longer than the HBM access latency: 450 + 32,768 / 23 = 1,874.7 ns.
-  FlowLevelDma system("memory", pinned(), 1);
+  FlowLevelDma system("memory", flow_pinned(), 1);
   Testbench bench("bench", system);
   const std::uint64_t e = bench.add(0, 0, load(4, 8192, 0, 0));
   bench.run_all();

@@ -23,7 +23,7 @@ using testing::run_error;
 // s: sbuf bfloat16 [2, 64, 10] with partition_dim 1 at partition 32, byte 1024: per partition
 //    2 buffers x 10 elements = 20 elements, element b * 10 + f.
 // y: sbuf float32 [128, 16] at byte 4096; d: sbuf bfloat16 [128, 12] at byte 0.
-const char* kTensors = R"json({
+const char* kPatternTensors = R"json({
   "x": {"memory": "hbm", "dtype": "float32", "shape": [8, 64]},
   "s": {"memory": "sbuf", "dtype": "bfloat16", "shape": [2, 64, 10], "partition_dim": 1,
         "partition_start": 32, "offset": 1024},
@@ -31,8 +31,8 @@ const char* kTensors = R"json({
   "d": {"memory": "sbuf", "dtype": "bfloat16", "shape": [128, 12], "offset": 0},
   "b": {"memory": "sbuf", "dtype": "float32", "shape": [128, 1], "offset": 8192}})json";
 
-std::string parse_error(const std::string& program) {
-  return error_of([&] { parse_text(kernel_json(kTensors, program)); });
+std::string pattern_parse_error(const std::string& program) {
+  return error_of([&] { parse_text(kernel_json(kPatternTensors, program)); });
 }
 
 std::string copy_to_y(const std::string& src) {
@@ -54,55 +54,56 @@ void expect_pattern(const AccessPattern& p, std::uint32_t partition_start, std::
 }
 
 TEST(ExplicitPattern, ParseErrors) {
-  EXPECT_EQ(parse_error(copy_to_y("missing.ap(0, [1, 16])")),
+  EXPECT_EQ(pattern_parse_error(copy_to_y("missing.ap(0, [1, 16])")),
             "k.json: dma_copy /program/0/src: operand 'missing.ap(0, [1, 16])' names unknown "
             "tensor 'missing'");
-  EXPECT_EQ(parse_error(copy_to_y("x.ap(0, [1])")),
+  EXPECT_EQ(pattern_parse_error(copy_to_y("x.ap(0, [1])")),
             "k.json: dma_copy /program/0/src: operand 'x.ap(0, [1])': expected [STRIDE, COUNT], "
             "found '[1]'");
-  EXPECT_EQ(parse_error(copy_to_y("x.ap(0, 16)")),
+  EXPECT_EQ(pattern_parse_error(copy_to_y("x.ap(0, 16)")),
             "k.json: dma_copy /program/0/src: operand 'x.ap(0, 16)': expected [STRIDE, COUNT], "
             "found '16'");
-  EXPECT_EQ(parse_error(copy_to_y("x.ap(0)")),
+  EXPECT_EQ(pattern_parse_error(copy_to_y("x.ap(0)")),
             "k.json: dma_copy /program/0/src: operand 'x.ap(0)': hbm patterns have 1 to 5 "
             "[STRIDE, COUNT] pairs, found 0");
-  EXPECT_EQ(parse_error(copy_to_y("x.ap(0, [1, 1], [1, 1], [1, 1], [1, 1], [1, 1], [1, 16])")),
-            "k.json: dma_copy /program/0/src: operand 'x.ap(0, [1, 1], [1, 1], [1, 1], [1, 1], "
-            "[1, 1], [1, 16])': hbm patterns have 1 to 5 [STRIDE, COUNT] pairs, found 6");
-  EXPECT_EQ(parse_error(copy_to_y("s.ap(0:16, 0, [1, 1], [1, 1], [1, 1], [1, 1], [1, 1])")),
+  EXPECT_EQ(
+      pattern_parse_error(copy_to_y("x.ap(0, [1, 1], [1, 1], [1, 1], [1, 1], [1, 1], [1, 16])")),
+      "k.json: dma_copy /program/0/src: operand 'x.ap(0, [1, 1], [1, 1], [1, 1], [1, 1], "
+      "[1, 1], [1, 16])': hbm patterns have 1 to 5 [STRIDE, COUNT] pairs, found 6");
+  EXPECT_EQ(pattern_parse_error(copy_to_y("s.ap(0:16, 0, [1, 1], [1, 1], [1, 1], [1, 1], [1, 1])")),
             "k.json: dma_copy /program/0/src: operand 's.ap(0:16, 0, [1, 1], [1, 1], [1, 1], [1, "
             "1], [1, 1])': sbuf patterns have at most 4 [STRIDE, COUNT] pairs (free dimensions), "
             "found 5");
-  EXPECT_EQ(parse_error(copy_to_y("s.ap(0, [1, 16])")),
+  EXPECT_EQ(pattern_parse_error(copy_to_y("s.ap(0, [1, 16])")),
             "k.json: dma_copy /program/0/src: operand 's.ap(0, [1, 16])': sbuf tensor 's' needs "
             "its partition range first: s.ap(PSTART:PSTOP, OFFSET, [STRIDE, COUNT], ...), e.g. "
             "'s.ap(0:128, 0, [1, 512])'");
-  EXPECT_EQ(parse_error(copy_to_y("x.ap(0:1, 0, [1, 16])")),
+  EXPECT_EQ(pattern_parse_error(copy_to_y("x.ap(0:1, 0, [1, 16])")),
             "k.json: dma_copy /program/0/src: operand 'x.ap(0:1, 0, [1, 16])': hbm tensor 'x' has "
             "no partition range: x.ap(OFFSET, [STRIDE, COUNT], ...)");
-  EXPECT_EQ(parse_error(copy_to_y("s.ap(0:16:2, 0)")),
+  EXPECT_EQ(pattern_parse_error(copy_to_y("s.ap(0:16:2, 0)")),
             "k.json: dma_copy /program/0/src: operand 's.ap(0:16:2, 0)': the partition range "
             "'0:16:2' must be PSTART:PSTOP (step 1)");
-  EXPECT_EQ(parse_error(copy_to_y("s.ap(0:16, [1, 4])")),
+  EXPECT_EQ(pattern_parse_error(copy_to_y("s.ap(0:16, [1, 4])")),
             "k.json: dma_copy /program/0/src: operand 's.ap(0:16, [1, 4])': OFFSET is missing: "
             "s.ap(PSTART:PSTOP, OFFSET, [STRIDE, COUNT], ...)");
-  EXPECT_EQ(parse_error(copy_to_y("x.ap[0, [1, 16]]")),
+  EXPECT_EQ(pattern_parse_error(copy_to_y("x.ap[0, [1, 16]]")),
             "k.json: dma_copy /program/0/src: operand 'x.ap[0, [1, 16]]': expected "
             "x.ap(OFFSET, [STRIDE, COUNT], ...)");
-  EXPECT_EQ(parse_error(copy_to_y("x.view(0, [1, 16])")),
+  EXPECT_EQ(pattern_parse_error(copy_to_y("x.view(0, [1, 16])")),
             "k.json: dma_copy /program/0/src: operand 'x.view(0, [1, 16])': expected "
             "x.ap(OFFSET, [STRIDE, COUNT], ...)");
-  EXPECT_EQ(parse_error(copy_to_y("x.ap(0, [-1, 16])")),
+  EXPECT_EQ(pattern_parse_error(copy_to_y("x.ap(0, [-1, 16])")),
             "k.json: dma_copy /program/0/src: operand 'x.ap(0, [-1, 16])': stride '-1' is "
             "negative; strides are at least 0");
-  EXPECT_EQ(parse_error(copy_to_y("x.ap(0, [1, 0])")),
+  EXPECT_EQ(pattern_parse_error(copy_to_y("x.ap(0, [1, 0])")),
             "k.json: dma_copy /program/0/src: operand 'x.ap(0, [1, 0])': count '0' is below 1");
-  EXPECT_EQ(parse_error(copy_to_y("x.ap(0, [1, n])")),
+  EXPECT_EQ(pattern_parse_error(copy_to_y("x.ap(0, [1, n])")),
             "k.json: dma_copy /program/0/src: in expression 'n': unknown name 'n'");
 }
 
 TEST(ExplicitPattern, ResolvesHbmAndOnChipPatterns) {
-  const PreparedKernel kernel = prepare_text(kernel_json(kTensors, R"json([
+  const PreparedKernel kernel = prepare_text(kernel_json(kPatternTensors, R"json([
       {"op": "dma_copy", "dst": "y.ap(0:3, 0, [8, 2], [1, 8])",
                          "src": "x.ap(64 * 2 + 4, [64, 3], [16, 2], [1, 8])"},
       {"op": "dma_copy", "dst": "d.ap(0:16, 0, [3, 4], [1, 3])",
@@ -140,54 +141,54 @@ TEST(ExplicitPattern, ResolvesHbmAndOnChipPatterns) {
 
 TEST(ExplicitPattern, BoundsErrorsNameTheValuesAndLoopValues) {
   // x has 8 x 64 = 512 elements: t = 3 reaches 3 x 128 + 127 + 1 = 512.
-  EXPECT_EQ(run_error(kernel_json(kTensors, R"json([{"for": "t", "range": 4, "body": [
+  EXPECT_EQ(run_error(kernel_json(kPatternTensors, R"json([{"for": "t", "range": 4, "body": [
                 {"op": "dma_copy", "dst": "y.ap(0:8, 0, [1, 16])",
                  "src": "x.ap(t * 128 + 1, [16, 8], [1, 16])"}]}])json")),
             "k.json: dma_copy /program/0/body/0/src (t=3): operand 'x.ap(t * 128 + 1, [16, 8], [1, "
             "16])': offset 385 with the pairs given reaches element 512; tensor 'x' has 512 "
             "elements (valid 0-511)");
-  EXPECT_EQ(run_error(kernel_json(kTensors, R"json([{"for": "t", "range": 2, "body": [
+  EXPECT_EQ(run_error(kernel_json(kPatternTensors, R"json([{"for": "t", "range": 2, "body": [
                 {"op": "dma_copy", "dst": "y.ap(0:1, 0, [1, 16])", "src": "x.ap(t - 1, [1, 16])"}]}])json")),
             "k.json: dma_copy /program/0/body/0/src (t=0): operand 'x.ap(t - 1, [1, 16])': offset "
             "-1 is negative; tensor 'x' has 512 elements (valid 0-511)");
   // s holds 20 elements per partition: 10 + (4 - 1) x 4 = 22 is past them.
-  EXPECT_EQ(
-      run_error(kernel_json(kTensors, R"json([{"op": "dma_copy", "dst": "d.ap(0:2, 0, [1, 4])",
+  EXPECT_EQ(run_error(kernel_json(kPatternTensors,
+                                  R"json([{"op": "dma_copy", "dst": "d.ap(0:2, 0, [1, 4])",
                                   "src": "s.ap(0:2, 10, [4, 4])"}])json")),
-      "k.json: dma_copy /program/0/src: operand 's.ap(0:2, 10, [4, 4])': offset 10 with the "
-      "pairs given reaches element 22; tensor 's' has 20 elements per partition (valid "
-      "0-19)");
-  EXPECT_EQ(run_error(kernel_json(kTensors, R"json([{"for": "t", "range": 2, "body": [
+            "k.json: dma_copy /program/0/src: operand 's.ap(0:2, 10, [4, 4])': offset 10 with the "
+            "pairs given reaches element 22; tensor 's' has 20 elements per partition (valid "
+            "0-19)");
+  EXPECT_EQ(run_error(kernel_json(kPatternTensors, R"json([{"for": "t", "range": 2, "body": [
                 {"op": "dma_copy", "dst": "d.ap(0:8, 0, [1, 4])",
                  "src": "s.ap(t * 60:t * 60 + 8, 0, [1, 4])"}]}])json")),
             "k.json: dma_copy /program/0/body/0/src (t=1): operand 's.ap(t * 60:t * 60 + 8, 0, [1, "
             "4])': partition range 60:68 is out of bounds for the 64 partitions of tensor 's' "
             "(valid 0:64)");
-  EXPECT_EQ(
-      run_error(kernel_json(kTensors, R"json([{"op": "dma_copy", "dst": "d.ap(4:4, 0, [1, 4])",
+  EXPECT_EQ(run_error(kernel_json(kPatternTensors,
+                                  R"json([{"op": "dma_copy", "dst": "d.ap(4:4, 0, [1, 4])",
                                   "src": "x.ap(0, [1, 4])"}])json")),
-      "k.json: dma_copy /program/0/dst: operand 'd.ap(4:4, 0, [1, 4])': partition range 4:4 "
-      "is empty for the 128 partitions of tensor 'd' (valid 0:128)");
-  EXPECT_EQ(run_error(kernel_json(kTensors, R"json([{"for": "t", "range": 2, "body": [
+            "k.json: dma_copy /program/0/dst: operand 'd.ap(4:4, 0, [1, 4])': partition range 4:4 "
+            "is empty for the 128 partitions of tensor 'd' (valid 0:128)");
+  EXPECT_EQ(run_error(kernel_json(kPatternTensors, R"json([{"for": "t", "range": 2, "body": [
                 {"op": "dma_copy", "dst": "y.ap(0:1, 0, [1, 16])",
                  "src": "x.ap(0, [t - 1, 16])"}]}])json")),
             "k.json: dma_copy /program/0/body/0/src (t=0): operand 'x.ap(0, [t - 1, 16])': pair 0 "
             "[-1, 16] has a negative stride; strides are at least 0");
-  EXPECT_EQ(
-      run_error(kernel_json(kTensors, R"json([{"op": "dma_copy", "dst": "y.ap(0:1, 0, [1, 16])",
+  EXPECT_EQ(run_error(kernel_json(kPatternTensors,
+                                  R"json([{"op": "dma_copy", "dst": "y.ap(0:1, 0, [1, 16])",
                                   "src": "x.ap(0, [0, 4294967296])"}])json")),
-      "k.json: dma_copy /program/0/src: operand 'x.ap(0, [0, 4294967296])': pair 0 [0, "
-      "4294967296] has a count above 4294967295");
-  EXPECT_EQ(
-      run_error(kernel_json(kTensors, R"json([{"op": "dma_copy", "dst": "y.ap(0:1, 0, [1, 16])",
+            "k.json: dma_copy /program/0/src: operand 'x.ap(0, [0, 4294967296])': pair 0 [0, "
+            "4294967296] has a count above 4294967295");
+  EXPECT_EQ(run_error(kernel_json(kPatternTensors,
+                                  R"json([{"op": "dma_copy", "dst": "y.ap(0:1, 0, [1, 16])",
                                   "src": "x.ap(0, [0, 4294967295], [0, 1024])"}])json")),
-      "k.json: dma_copy /program/0/src: operand 'x.ap(0, [0, 4294967295], [0, 1024])': the "
-      "pattern touches more than 1099511627776 elements");
+            "k.json: dma_copy /program/0/src: operand 'x.ap(0, [0, 4294967295], [0, 1024])': the "
+            "pattern touches more than 1099511627776 elements");
 }
 
 TEST(ExplicitPattern, BroadcastReadsAreValidBroadcastWritesAreNot) {
   // One row of x read by 16 partitions: [16, 64] <- [16, 64] with stride 0 over the rows.
-  const PreparedKernel kernel = prepare_text(kernel_json(kTensors, R"json([
+  const PreparedKernel kernel = prepare_text(kernel_json(kPatternTensors, R"json([
       {"op": "dma_copy", "dst": "y.ap(0:16, 0, [1, 16])", "src": "x.ap(64, [0, 16], [1, 16])"}])json"));
   const std::vector<Instruction> in = collect(kernel);
   ASSERT_EQ(in.size(), 1u);
@@ -198,12 +199,12 @@ TEST(ExplicitPattern, BroadcastReadsAreValidBroadcastWritesAreNot) {
   EXPECT_EQ(in[0].reads[0].byte_begin, 256u);
   EXPECT_EQ(in[0].reads[0].byte_end(), 256u + 64);
 
-  EXPECT_EQ(run_error(kernel_json(kTensors, R"json([
+  EXPECT_EQ(run_error(kernel_json(kPatternTensors, R"json([
       {"op": "dma_copy", "dst": "y.ap(0:16, 0, [0, 4], [1, 4])", "src": "x.ap(0, [16, 16], [1, 4])"}])json")),
             "k.json: dma_copy /program/0/dst: operand 'y.ap(0:16, 0, [0, 4], [1, 4])': pair 0 [0, "
             "4] writes the same elements 4 times; a written operand may not broadcast (stride 0)");
   // A stride-0 pair of count 1 writes nothing twice.
-  EXPECT_EQ(collect(prepare_text(kernel_json(kTensors, R"json([
+  EXPECT_EQ(collect(prepare_text(kernel_json(kPatternTensors, R"json([
       {"op": "dma_copy", "dst": "y.ap(0:16, 0, [0, 1], [1, 4])", "src": "x.ap(0, [16, 16], [1, 4])"}])json")))
                 .size(),
             1u);

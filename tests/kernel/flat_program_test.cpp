@@ -18,13 +18,13 @@ using testing::kernel_json;
 using testing::parse_text;
 using testing::prepare_text;
 
-const char* kTensors = R"({
+const char* kFlatTensors = R"({
   "h":    {"memory": "hbm",  "dtype": "float32", "shape": [8, 128, 64]},
   "x_sb": {"memory": "sbuf", "dtype": "float32", "shape": [2, 128, 64], "partition_dim": 1},
   "y_sb": {"memory": "sbuf", "dtype": "float32", "shape": [2, 128, 64], "partition_dim": 1}})";
 
 TEST(FlatProgram, LoopFreeOperandsAndAttributesAreShared) {
-  const auto program = parse_text(kernel_json(kTensors, R"([
+  const auto program = parse_text(kernel_json(kFlatTensors, R"([
       {"op": "dma_copy", "dst": "x_sb[0]", "src": "h[0]", "queue": 1},
       {"op": "dma_copy", "dst": "x_sb[1]", "src": "h[1]", "queue": 1},
       {"op": "dma_copy", "dst": "x_sb[0]", "src": "h[2]", "queue": 2},
@@ -48,7 +48,7 @@ TEST(FlatProgram, LoopFreeOperandsAndAttributesAreShared) {
 
 TEST(FlatProgram, OperandsThatUseLoopVariablesAreNotShared) {
   // The same text at two loop depths reads two different environment slots.
-  const auto kernel = prepare_text(kernel_json(kTensors, R"([
+  const auto kernel = prepare_text(kernel_json(kFlatTensors, R"([
       {"for": "i", "range": 2, "body": [
         {"op": "tensor_copy", "dst": "y_sb[i]", "src": "x_sb[0]"},
         {"for": "j", "range": 1, "body": [
@@ -95,7 +95,7 @@ void expect_same_program(const Program& streamed, const Program& document) {
 }
 
 TEST(FlatProgram, StreamedParseEqualsTheDocumentParse) {
-  const std::string text = kernel_json(kTensors, R"([
+  const std::string text = kernel_json(kFlatTensors, R"([
       {"op": "dma_copy", "dst": "x_sb[0]", "src": "h[0]", "source": "k.py:3"},
       {"for": "t", "range": 8, "body": [
         {"op": "dma_copy", "dst": "x_sb[t % 2]", "src": "h[t]", "queue": 1},
@@ -131,10 +131,10 @@ TEST(FlatProgram, DocumentsThatCannotStreamParseAsBefore) {
   const std::string program_first = R"({"program": )" + program +
                                     R"(, "format": "trnsim-kernel/1", "name": "t",
       "params": {"N": 1}, "tensors": )" +
-                                    kTensors + "}";
+                                    kFlatTensors + "}";
   expect_same_program(*parse_text(program_first), parse_document(program_first));
   const std::string params_after = R"({"format": "trnsim-kernel/1", "name": "t", "tensors": )" +
-                                   std::string(kTensors) + R"(, "program": )" + program +
+                                   std::string(kFlatTensors) + R"(, "program": )" + program +
                                    R"(, "params": {"N": 1}})";
   expect_same_program(*parse_text(params_after), parse_document(params_after));
 }
@@ -143,7 +143,7 @@ TEST(FlatProgram, ErrorsKeepTheirOrder) {
   // A bad statement and, after the program, an unknown top-level key: the key is reported
   // first, as the document parser checks the top level before the statements.
   const std::string text = R"({"format": "trnsim-kernel/1", "name": "t", "tensors": )" +
-                           std::string(kTensors) + R"(, "program": [
+                           std::string(kFlatTensors) + R"(, "program": [
       {"op": "tensor_copy", "dst": "y_sb[0]", "src": "x_sb[0]"},
       {"op": "tensor_cpy", "dst": "y_sb[0]", "src": "x_sb[0]"}], "programs": []})";
   EXPECT_EQ(error_of([&] { parse_text(text); }),
@@ -151,13 +151,13 @@ TEST(FlatProgram, ErrorsKeepTheirOrder) {
             "(valid keys: format, name, description, params, cores, tensors, program)");
   // Without it, the statement's own error.
   EXPECT_EQ(error_of([&] {
-              parse_text(kernel_json(kTensors,
+              parse_text(kernel_json(kFlatTensors,
                                      R"([{"op": "tensor_copy", "dst": "y_sb[0]", "src": "x_sb[0]"},
                                 {"op": "tensor_cpy", "dst": "y_sb[0]", "src": "x_sb[0]"}])"));
             }),
             "k.json: /program/1/op: unknown op \"tensor_cpy\"; did you mean 'tensor_copy'?");
   // Broken JSON after the first statements: nlohmann's message, as before.
-  const std::string broken = kernel_json(kTensors, R"([
+  const std::string broken = kernel_json(kFlatTensors, R"([
       {"op": "tensor_copy", "dst": "y_sb[0]", "src": "x_sb[0]"}, {"op": ]])");
   EXPECT_EQ(
       error_of([&] { parse_text(broken); }).rfind("k.json: invalid JSON: parse error at line", 0),

@@ -15,7 +15,7 @@ using testing::prepare_text;
 using testing::trn3_target;
 
 // Trainium3 (every op available), 2 cores.
-const char* kTensors = R"({
+const char* kOpsTensors = R"({
   "h":    {"memory": "hbm",  "dtype": "float32",  "shape": [128, 512]},
   "hb":   {"memory": "hbm",  "dtype": "bfloat16", "shape": [128, 128]},
   "hc":   {"memory": "hbm",  "dtype": "float32",  "shape": [1024], "per_core": true},
@@ -42,7 +42,7 @@ const char* kTensors = R"({
 // The single instruction of core 0 for one statement.
 Instruction only(const std::string& statement) {
   const auto kernel =
-      prepare_text(kernel_json(kTensors, "[" + statement + "]", "{}", "2"), trn3_target());
+      prepare_text(kernel_json(kOpsTensors, "[" + statement + "]", "{}", "2"), trn3_target());
   const auto core1 = collect(kernel, 1);  // core 1 must validate too
   EXPECT_EQ(core1.size(), 1u);
   const auto instructions = collect(kernel, 0);
@@ -272,7 +272,7 @@ TEST(Ops, Collectives) {
 
 TEST(Ops, SendRecv) {
   const auto kernel =
-      prepare_text(kernel_json(kTensors, R"([{"op": "send", "src": "hc", "peer": "1 - pid"},
+      prepare_text(kernel_json(kOpsTensors, R"([{"op": "send", "src": "hc", "peer": "1 - pid"},
                                {"op": "recv", "dst": "s", "peer": "1 - pid"}])",
                                "{}", "2"),
                    trn3_target());

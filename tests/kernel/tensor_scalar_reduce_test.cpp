@@ -13,7 +13,7 @@ using testing::prepare_text;
 using testing::run_error;
 using testing::trn3_target;
 
-const char* kTensors = R"({
+const char* kReduceTensors = R"({
   "s":    {"memory": "sbuf", "dtype": "float32", "shape": [128, 512]},
   "s2":   {"memory": "sbuf", "dtype": "float32", "shape": [128, 512]},
   "col":  {"memory": "sbuf", "dtype": "float32", "shape": [128, 1]},
@@ -21,7 +21,7 @@ const char* kTensors = R"({
   "p":    {"memory": "psum", "dtype": "float32", "shape": [128, 1]}})";
 
 std::string kernel_of(const std::string& statement) {
-  return kernel_json(kTensors, "[" + statement + "]");
+  return kernel_json(kReduceTensors, "[" + statement + "]");
 }
 
 // Trainium3: tensor_scalar runs on vector, scalar (NC-v4+) and gpsimd there.

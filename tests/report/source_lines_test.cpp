@@ -34,8 +34,8 @@ Instruction instruction_of(std::uint32_t statement, Engine engine, std::uint64_t
   return instruction;
 }
 
-core::InstructionTiming timing_of(const Instruction& instruction, double start_ns, double end_ns,
-                                  double wait_ns = 0) {
+core::InstructionTiming source_line_timing(const Instruction& instruction, double start_ns,
+                                           double end_ns, double wait_ns = 0) {
   core::InstructionTiming timing;
   timing.instruction = &instruction;
   timing.start_ns = start_ns;
@@ -44,12 +44,13 @@ core::InstructionTiming timing_of(const Instruction& instruction, double start_n
   return timing;
 }
 
-std::vector<std::string> as_strings(const std::vector<std::string_view>& columns) {
+std::vector<std::string> source_line_strings(const std::vector<std::string_view>& columns) {
   return {columns.begin(), columns.end()};
 }
 
 TEST(SourceLines, ColumnsMatchTheDocumentedContract) {
-  EXPECT_EQ(as_strings(source_line_columns()), documented_columns("`--profile-lines` columns"));
+  EXPECT_EQ(source_line_strings(source_line_columns()),
+            documented_columns("`--profile-lines` columns"));
 }
 
 TEST(SourceLines, InstructionsAndTransfersAreSummedPerSourceLine) {
@@ -60,12 +61,12 @@ TEST(SourceLines, InstructionsAndTransfersAreSummedPerSourceLine) {
   const Instruction add = instruction_of(3, Engine::kVector, 2);
   Instruction store = instruction_of(4, Engine::kDma, 5);
   store.opcode = Opcode::kDmaCopy;
-  profile.instruction(timing_of(memset_vector, 0, 500));
-  profile.instruction(timing_of(memset_gpsimd, 0, 600));
-  profile.instruction(timing_of(add, 600, 1600, 100));
-  profile.instruction(timing_of(add, 1600, 2600));
-  profile.instruction(timing_of(add, 2600, 3600));
-  profile.instruction(timing_of(store, 3600, 3602));  // the trigger on sync: not busy time
+  profile.instruction(source_line_timing(memset_vector, 0, 500));
+  profile.instruction(source_line_timing(memset_gpsimd, 0, 600));
+  profile.instruction(source_line_timing(add, 600, 1600, 100));
+  profile.instruction(source_line_timing(add, 1600, 2600));
+  profile.instruction(source_line_timing(add, 2600, 3600));
+  profile.instruction(source_line_timing(store, 3600, 3602));  // the trigger on sync: not busy time
   core::DmaEvent packet = core::dma_event_of(0, 5, store);
   packet.kind = core::DmaEvent::Kind::kPacket;
   packet.issue_ns = 3700;
@@ -126,12 +127,12 @@ TEST(SourceLines, InstructionsAndTransfersAreSummedPerSourceLine) {
             "kern.py:10,2,1100.000,22.000,0.000,gpsimd+vector,0.000,600.000,memset /program/0\n"
             "kern.py:13,1,1000.000,20.000,98.000,dma,3600.000,5000.000,store\n");
 
-  const nlohmann::json json = source_lines_json(rows);
-  ASSERT_EQ(json.size(), 3u);
-  EXPECT_EQ(json[2]["source"], "kern.py:13");
-  EXPECT_EQ(json[2]["wait_ns"], 98.0);
+  const nlohmann::json lines = source_lines_json(rows);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[2]["source"], "kern.py:13");
+  EXPECT_EQ(lines[2]["wait_ns"], 98.0);
   for (const auto& column : source_line_columns()) {
-    EXPECT_TRUE(json[0].contains(std::string(column))) << column;
+    EXPECT_TRUE(lines[0].contains(std::string(column))) << column;
   }
 }
 
@@ -145,9 +146,9 @@ TEST(SourceLines, StatementsWithoutASourceAreGroupedByPointer) {
   SourceLineProfile profile(program);
   const Instruction first = instruction_of(0, Engine::kVector, 0);
   const Instruction second = instruction_of(1, Engine::kVector, 1);
-  profile.instruction(timing_of(first, 0, 10));
-  profile.instruction(timing_of(second, 10, 30));
-  profile.instruction(timing_of(second, 30, 50));
+  profile.instruction(source_line_timing(first, 0, 10));
+  profile.instruction(source_line_timing(second, 10, 30));
+  profile.instruction(source_line_timing(second, 30, 50));
   const std::vector<SourceLineRow> rows = profile.rows(0);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].source, "k.json:/program/1");
