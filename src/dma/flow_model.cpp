@@ -34,6 +34,8 @@ FlowLevelDma::FlowLevelDma(sc_core::sc_module_name name, const config::Params& p
       read_ports_(cores_, Bucket{params.dma.hbm_port_bandwidth_gbps, 0, 0}),
       write_ports_(cores_, Bucket{params.dma.hbm_port_bandwidth_gbps, 0, 0}),
       core_touched_(cores_, false),
+      core_items_(cores_, 0),
+      lockstep_(cores_, false),
       core_stats_(cores_),
       on_chip_(cores_),
       generators_(params.dma, cores_) {
@@ -142,9 +144,24 @@ void FlowLevelDma::submit(std::uint32_t pid, std::uint64_t id,
   }
 
   CoreDmaStats& stats = core_stats_[pid];
+  // Engine e moves rows [first_row(e), end_row(e)) of every outer block.
+  const auto rows_of = [&](std::uint32_t e) -> std::uint64_t {
+    return plan.outer > 0 ? plan.end_row(e) - plan.first_row(e) : 0;
+  };
+  bool even = engines_per_core_ > 1;
   for (std::uint32_t e = 0; e < engines_per_core_; ++e) {
-    const std::uint64_t rows = plan.outer > 0 ? plan.end_row(e) - plan.first_row(e) : 0;
-    const double bytes = static_cast<double>(plan.outer * rows) * row_bytes;
+    stats.engine_busy_ns += static_cast<double>(plan.outer * rows_of(e)) * row_bytes / rate;
+    stats.descriptors += plan.descriptors_of(e);
+    even = even && rows_of(e) == rows_of(0) && plan.descriptors_of(e) == plan.descriptors_of(0);
+  }
+  if (core_items_[pid] == 0) {
+    lockstep_[pid] = even;
+  } else if (lockstep_[pid] && !even) {
+    split_lanes(pid);
+  }
+  const std::uint32_t lanes = lockstep_[pid] ? engines_per_core_ : 1;
+  for (std::uint32_t e = 0; e < engines_per_core_; e += lanes) {
+    const double bytes = static_cast<double>(plan.outer * rows_of(e)) * row_bytes;
     const auto descriptors = static_cast<double>(plan.descriptors_of(e));
     const std::uint32_t item_slot = new_item();
     Item& item = items_[item_slot];
@@ -152,6 +169,7 @@ void FlowLevelDma::submit(std::uint32_t pid, std::uint64_t id,
     item.engine = pid * engines_per_core_ + e;
     item.pid = pid;
     item.queue = queue;
+    item.lanes = lanes;
     item.ready_ns = ready;
     item.remaining = bytes;
     item.packet = packet;
@@ -166,8 +184,7 @@ void FlowLevelDma::submit(std::uint32_t pid, std::uint64_t id,
     item.read_stack = read_stack;
     item.write_stack = write_stack;
     ++transfer.pending;
-    stats.engine_busy_ns += bytes / rate;
-    stats.descriptors += plan.descriptors_of(e);
+    ++core_items_[pid];
     EngineState& engine = engines_[item.engine];
     std::vector<std::uint32_t>& fifo = engine.queues[queue];
     fifo.push_back(item_slot);
@@ -184,6 +201,42 @@ void FlowLevelDma::submit(std::uint32_t pid, std::uint64_t id,
   if (dst.memory == MemoryKind::kSbuf) on_chip.sbuf_write += dst.bytes();
   if (dst.memory == MemoryKind::kPsum) on_chip.psum_write += dst.bytes();
   if (!advancing_) wake_event_.notify(memory::from_ns(std::max(0.0, next_event_ns() - now)));
+}
+
+void FlowLevelDma::split_lanes(std::uint32_t pid) {
+  lockstep_[pid] = false;
+  const std::uint32_t first = pid * engines_per_core_;
+  for (std::uint32_t queue = 0; queue < queues_per_engine_; ++queue) {
+    const EngineState& leader = engines_[first];
+    const std::vector<std::uint32_t> fifo(leader.queues[queue].begin() + leader.heads[queue],
+                                          leader.queues[queue].end());
+    const double queue_done = leader.queue_done_ns[queue];
+    for (std::uint32_t e = 1; e < engines_per_core_; ++e) {
+      EngineState& engine = engines_[first + e];
+      engine.queue_done_ns[queue] = queue_done;
+      for (const std::uint32_t original : fifo) {
+        const std::uint32_t copy = new_item();
+        items_[copy] = items_[original];
+        Item& item = items_[copy];
+        item.engine = first + e;
+        item.lanes = 1;
+        item.active_slot = kNone;
+        ++transfers_[item.transfer].pending;
+        ++core_items_[pid];
+        engine.queues[queue].push_back(copy);
+        if (items_[original].active_slot != kNone) {
+          item.active_slot = static_cast<std::uint32_t>(active_.size());
+          active_.push_back(copy);
+          ++engine.ready_queues;
+        }
+      }
+      // A head that is not moving yet waits to become ready, as the original does.
+      if (!fifo.empty() && items_[fifo.front()].active_slot == kNone) {
+        make_head_pending(first + e, queue);
+      }
+    }
+    for (const std::uint32_t original : fifo) items_[original].lanes = 1;
+  }
 }
 
 void FlowLevelDma::make_head_pending(std::uint32_t engine_index, std::uint32_t queue) {
@@ -242,12 +295,20 @@ void FlowLevelDma::progress_to(double time_ns) {
 
 void FlowLevelDma::advance(double horizon_ns) {
   while (true) {
-    // The next completion among the moving items, and the next item to become ready.
+    // The next completion among the moving items (and every item finishing then: exactly, so
+    // that no rounding of the remaining bytes leaves one a few ulps short of its end), and the
+    // next item to become ready or bucket to run dry.
     double next_finish = kNeverNs;
+    to_finish_.clear();
     for (std::uint32_t index : active_) {
       const Item& item = items_[index];
-      if (item.rate > 0)
-        next_finish = std::min(next_finish, model_ns_ + item.remaining / item.rate);
+      if (item.rate <= 0) continue;
+      const double finish_ns = model_ns_ + item.remaining / item.rate;
+      if (finish_ns < next_finish) {
+        next_finish = finish_ns;
+        to_finish_.clear();
+      }
+      if (finish_ns == next_finish) to_finish_.push_back(index);
     }
     double next_ready = pending_.empty() ? kNeverNs : std::max(pending_.top().ready_ns, model_ns_);
     for (std::uint32_t pid : draining_) {
@@ -256,15 +317,7 @@ void FlowLevelDma::advance(double horizon_ns) {
     }
     const double next = std::min(next_finish, next_ready);
     if (next > horizon_ns || next == kNeverNs) break;
-    // Everything whose finish time is `next` finishes now (exactly: no rounding of the
-    // remaining bytes can leave an item a few ulps short of its end).
-    to_finish_.clear();
-    for (std::uint32_t index : active_) {
-      const Item& item = items_[index];
-      if (item.rate > 0 && model_ns_ + item.remaining / item.rate <= next) {
-        to_finish_.push_back(index);
-      }
-    }
+    if (next_ready < next_finish) to_finish_.clear();
     // Buckets whose credit runs out now are empty now (exactly, as items above).
     exhausted_.clear();
     for (std::uint32_t pid : draining_) {
@@ -330,16 +383,23 @@ void FlowLevelDma::finish(std::uint32_t index, double time_ns) {
     }
     make_head_pending(item.engine, queue);
   }
+  --core_items_[item.pid];
   free_items_.push_back(index);
   if (--transfer.pending == 0) transfer_done(transfer_slot);
 }
 
 void FlowLevelDma::recompute_rates() {
-  // Each engine's round robin: one packet of every ready item per round (header).
+  // Each engine's round robin: one packet of every ready item per round (header). Cores whose
+  // buckets may change: those with items moving, and those still refilling.
   for (std::uint32_t index : active_) {
-    EngineState& engine = engines_[items_[index].engine];
+    const Item& item = items_[index];
+    EngineState& engine = engines_[item.engine];
     engine.round_data_ns = 0;
     engine.round_descriptor_ns = 0;
+    if (!core_touched_[item.pid]) {
+      core_touched_[item.pid] = true;
+      touched_.push_back(item.pid);
+    }
   }
   for (std::uint32_t index : active_) {
     const Item& item = items_[index];
@@ -352,51 +412,49 @@ void FlowLevelDma::recompute_rates() {
     const EngineState& engine = engines_[item.engine];
     item.rate = item.packet / std::max(engine.round_data_ns, engine.round_descriptor_ns);
   }
-  // The core's cap and HBM ports, in turn: once a bucket's burst allowance is spent, it scales
-  // the items it carries in proportion when they exceed its rate.
-  auto cap = [&](std::vector<Bucket>& buckets, auto&& carries) {
+  // The core's cap, its HBM ports, then each HBM stack (all cores of the stack, no burst
+  // allowance), in turn: each scales the items it carries in proportion when they exceed its
+  // rate, the cap and ports only once their burst allowance is spent. An item carries
+  // rate x lanes. A limit that binds nowhere skips its scaling pass.
+  const auto binds = [](const Bucket& bucket) {
+    return bucket.load > bucket.capacity && bucket.credit <= 0;
+  };
+  const auto limit = [&](std::vector<Bucket>& buckets, auto&& carries) {
     for (std::uint32_t pid : touched_) buckets[pid].load = 0;
     for (std::uint32_t index : active_) {
       const Item& item = items_[index];
-      if (carries(item)) buckets[item.pid].load += item.rate;
+      if (carries(item)) buckets[item.pid].load += item.rate * item.lanes;
+    }
+    if (std::none_of(touched_.begin(), touched_.end(),
+                     [&](std::uint32_t pid) { return binds(buckets[pid]); })) {
+      return;
     }
     for (std::uint32_t index : active_) {
       Item& item = items_[index];
       const Bucket& bucket = buckets[item.pid];
-      if (carries(item) && bucket.load > bucket.capacity && bucket.credit <= 0) {
-        item.rate *= bucket.capacity / bucket.load;
-      }
+      if (carries(item) && binds(bucket)) item.rate *= bucket.capacity / bucket.load;
     }
   };
-  auto every = [](const Item&) { return true; };
-  auto reads = [](const Item& item) { return item.read_stack >= 0; };
-  auto writes = [](const Item& item) { return item.write_stack >= 0; };
-  // Cores whose buckets may change: those with items moving, and those still refilling.
-  for (std::uint32_t index : active_) {
-    const std::uint32_t pid = items_[index].pid;
-    if (!core_touched_[pid]) {
-      core_touched_[pid] = true;
-      touched_.push_back(pid);
-    }
-  }
-  cap(core_caps_, every);
-  cap(read_ports_, reads);
-  cap(write_ports_, writes);
-  // Each HBM stack (all cores of the stack), without a burst allowance.
+  limit(core_caps_, [](const Item&) { return true; });
+  limit(read_ports_, [](const Item& item) { return item.read_stack >= 0; });
+  limit(write_ports_, [](const Item& item) { return item.write_stack >= 0; });
   std::fill(stack_load_.begin(), stack_load_.end(), 0.0);
-  auto stack_of_item = [](const Item& item) {
+  const auto stack_of_item = [](const Item& item) {
     return static_cast<std::size_t>(item.read_stack >= 0 ? item.read_stack : item.write_stack);
   };
   for (std::uint32_t index : active_) {
     const Item& item = items_[index];
     if (item.read_stack >= 0 || item.write_stack >= 0)
-      stack_load_[stack_of_item(item)] += item.rate;
+      stack_load_[stack_of_item(item)] += item.rate * item.lanes;
   }
-  for (std::uint32_t index : active_) {
-    Item& item = items_[index];
-    if (item.read_stack < 0 && item.write_stack < 0) continue;
-    const double sum = stack_load_[stack_of_item(item)];
-    if (sum > stack_bytes_per_ns_) item.rate *= stack_bytes_per_ns_ / sum;
+  if (std::any_of(stack_load_.begin(), stack_load_.end(),
+                  [&](double load) { return load > stack_bytes_per_ns_; })) {
+    for (std::uint32_t index : active_) {
+      Item& item = items_[index];
+      if (item.read_stack < 0 && item.write_stack < 0) continue;
+      const double sum = stack_load_[stack_of_item(item)];
+      if (sum > stack_bytes_per_ns_) item.rate *= stack_bytes_per_ns_ / sum;
+    }
   }
   // What passes each bucket at the final rates; which buckets drain, and which are full again.
   for (std::uint32_t pid : touched_) {
@@ -404,9 +462,10 @@ void FlowLevelDma::recompute_rates() {
   }
   for (std::uint32_t index : active_) {
     const Item& item = items_[index];
-    core_caps_[item.pid].load += item.rate;
-    if (item.read_stack >= 0) read_ports_[item.pid].load += item.rate;
-    if (item.write_stack >= 0) write_ports_[item.pid].load += item.rate;
+    const double carried = item.rate * item.lanes;
+    core_caps_[item.pid].load += carried;
+    if (item.read_stack >= 0) read_ports_[item.pid].load += carried;
+    if (item.write_stack >= 0) write_ports_[item.pid].load += carried;
   }
   draining_.clear();
   std::size_t kept = 0;

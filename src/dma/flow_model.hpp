@@ -23,9 +23,11 @@
 // plus the part of the HBM access latency (controller + t_rcd + t_cl) its last packet does not
 // cover by streaming, as in the transfer model.
 //
-// Cost: O(items in flight) per event, two events per item. One SC_METHOD wakes at most once per
-// dma.fixed_cost_ns of simulated time while DMAs are active: a DMA submitted at t cannot move
-// data before t + fixed_cost_ns, so everything up to then is final (conservative lookahead).
+// Cost: O(items in flight) per event, two events per item. While every DMA in flight on a core
+// is spread evenly over all its engines, the engines hold identical items, kept once (lockstep):
+// one item per DMA instead of one per engine, with the same results. One SC_METHOD wakes at most
+// once per dma.fixed_cost_ns of simulated time while DMAs are active: a DMA submitted at t cannot
+// move data before t + fixed_cost_ns, so everything up to then is final (conservative lookahead).
 // Leaves out (the packet model has them): strict-priority arbitration, HBM channels, banks, row
 // buffers and turnarounds, packet granularity (a queue's turn is a packet, not a fluid share),
 // descriptor prefetch limits, and per-packet trace events.
@@ -90,6 +92,9 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
     std::int32_t read_stack = -1;
     std::int32_t write_stack = -1;
     std::uint32_t active_slot = kNone;  ///< index in active_, or kNone
+    /// Engines this item stands for: all the core's engines while the core runs in lockstep
+    /// (every DMA in flight spread evenly over them, so they all hold identical items), else 1.
+    std::uint32_t lanes = 1;
   };
   struct EngineState {
     std::vector<std::vector<std::uint32_t>> queues;  ///< item FIFOs (head at index `heads[q]`)
@@ -119,6 +124,8 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
   void activate(std::uint32_t item, double time_ns);
   void finish(std::uint32_t item, double time_ns);
   void transfer_done(std::uint32_t transfer);
+  /// Ends a core's lockstep: each of its items becomes one item per engine, in the same state.
+  void split_lanes(std::uint32_t pid);
   std::uint32_t stack_of_core(std::uint32_t pid) const;
   std::uint32_t stack_of(std::uint32_t space, std::uint32_t pid) const;
   std::uint32_t new_item();
@@ -161,6 +168,11 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
   std::vector<double> stack_load_;       ///< scratch: per stack
   std::vector<std::uint32_t> to_finish_;
   std::vector<Bucket*> exhausted_;
+  std::vector<std::uint32_t> core_items_;  ///< per core: items queued on its engines
+  /// Per core: its engines hold identical items, kept once on its first engine (lanes > 1).
+  /// A core enters lockstep when a DMA spread evenly over all engines finds it idle, and leaves
+  /// it when a DMA that is not arrives (split_lanes).
+  std::vector<bool> lockstep_;
   double model_ns_ = 0;  ///< time up to which every item's progress is accounted
   bool advancing_ = false;
   double last_complete_ns_ = 0;

@@ -98,5 +98,34 @@ TEST(FlowModel, AnHbmLoadOnOneEngineMatchesTheMeasuredCopy) {
   EXPECT_NEAR(bench.completion(e).complete_ns, 1874.7, 0.1);
 }
 
+TEST(FlowModel, EnginesInLockstepSplitWhenAnUnevenDmaArrives) {
+  // X and X2: 128 rows of 2,048 B on queue 0 at 0 (8 rows, 16,384 B per engine on each of the 16
+  // engines); Y: 4 rows of 2,048 B on engine 0, queue 1, at 500 (ready 950). 64 B packets (equal
+  // round-robin shares on engine 0); a core cap of 184 B/ns with a burst allowance of
+  // 15 x 64 = 960 B, so the cap counts every engine's items.
+  //   450: X moves at 16 x 23 = 368 B/ns; the allowance is spent at 450 + 960 / 184 = 455.22
+  //        (120 B per engine moved), then every engine moves at 23 x 184 / 368 = 11.5 B/ns.
+  //   950: X has 10,574 B left per engine. Engine 0 shares between X and Y: 11.5 each, scaled by
+  //        the cap (368 B/ns asked) to 5.75; engines 1-15 move X at 11.5.
+  //   1,869.48: X done on engines 1-15, X2 starts there (11.5); engine 0 has 5,287 B of X and
+  //        2,905 B of Y left, each at 5.75.
+  //   2,374.70: Y done. Engine 0's X alone at 11.5: its 2,382 B take 207.13 ns.
+  //   2,581.83: X done. X2 on engine 0 shares the cap: engines 1-15 have 8,192 B left at 11.5
+  //        (done 3,294.17); engine 0's 16,384 B move 8,192 B at 11.5 and 8,192 B alone at 23 B/ns:
+  //        3,294.17 + 356.17 = 3,650.35.
+  // If the engines stayed in lockstep, or engine 0 alone held the split items, Y would finish
+  // before 1,700.
+  FlowLevelDma system("memory", flow_pinned({"dma.packet_bytes=64", "dma.core_bandwidth_gbps=184"}),
+                      1);
+  Testbench bench("bench", system);
+  const std::uint64_t x = bench.add(0, 0, copy(128, 2048, 0));
+  const std::uint64_t x2 = bench.add(0, 0, copy(128, 2048, 0));
+  const std::uint64_t y = bench.add(500, 0, copy(4, 2048, 1));
+  bench.run_all();
+  EXPECT_NEAR(bench.completion(y).complete_ns, 2374.7, 0.1);
+  EXPECT_NEAR(bench.completion(x).complete_ns, 2581.8, 0.1);
+  EXPECT_NEAR(bench.completion(x2).complete_ns, 3650.3, 0.1);
+}
+
 }  // namespace
 }  // namespace trnsim::dma::test
