@@ -33,4 +33,41 @@ nlohmann::json core_dma_json(std::uint32_t pid, const CoreDmaStats& stats,
   return core;
 }
 
+nlohmann::json rate_model_statistics(std::string_view model, double elapsed_ns,
+                                     double core_peak_bytes_per_ns, std::uint32_t engines,
+                                     const std::vector<CoreDmaStats>& cores,
+                                     const std::vector<OnChipBytes>& on_chip,
+                                     const std::vector<StackBytes>& stacks,
+                                     const StackLayout& layout, double stack_peak_gbps) {
+  nlohmann::json core_list = nlohmann::json::array();
+  for (std::uint32_t pid = 0; pid < cores.size(); ++pid) {
+    if (cores[pid].transfers == 0) continue;
+    core_list.push_back(core_dma_json(pid, cores[pid], on_chip[pid], core_peak_bytes_per_ns,
+                                      engines, std::nullopt));
+  }
+  nlohmann::json out;
+  out["model"] = std::string(model);
+  out["dma"] = {{"peak_bandwidth_per_core_gbps", core_peak_bytes_per_ns}, {"cores", core_list}};
+  nlohmann::json stack_list = nlohmann::json::array();
+  for (std::uint32_t s = 0; s < stacks.size(); ++s) {
+    const StackBytes& stack = stacks[s];
+    if (stack.read + stack.write == 0) continue;
+    nlohmann::json served = nlohmann::json::array();
+    for (std::uint32_t pid = 0; pid < cores.size(); ++pid) {
+      if (layout.home(pid) == s) served.push_back(pid);
+    }
+    const auto bytes = static_cast<double>(stack.read + stack.write);
+    const double achieved = elapsed_ns > 0 ? bytes / elapsed_ns : 0;
+    stack_list.push_back({{"stack", s},
+                          {"cores", served},
+                          {"read_bytes", stack.read},
+                          {"write_bytes", stack.write},
+                          {"achieved_bandwidth_gbps", achieved},
+                          {"peak_bandwidth_gbps", stack_peak_gbps},
+                          {"utilization_pct", percent(achieved, stack_peak_gbps)}});
+  }
+  out["hbm"] = {{"elapsed_ns", elapsed_ns}, {"stacks", stack_list}};
+  return out;
+}
+
 }  // namespace trnsim::dma

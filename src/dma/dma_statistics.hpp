@@ -6,7 +6,10 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string_view>
 #include <vector>
+
+#include "dma/stack_layout.hpp"
 
 namespace trnsim::dma {
 
@@ -46,6 +49,22 @@ struct OnChipBytes {
 nlohmann::json core_dma_json(std::uint32_t pid, const CoreDmaStats& stats,
                              const OnChipBytes& on_chip, double peak_bytes_per_ns,
                              std::uint32_t engines, std::optional<std::uint64_t> packets);
+
+/// Bytes a DMA model moved to and from one HBM stack.
+struct StackBytes {
+  std::uint64_t read = 0;
+  std::uint64_t write = 0;
+};
+
+/// `memory_system` of a rate model (`model`: "transfer" or "flow"): "dma" per core that ran
+/// DMAs, "hbm" per stack that moved bytes (its cores by `layout`, achieved over `elapsed_ns`
+/// against `stack_peak_gbps`). The packet model's form adds packets, channels and row buffers.
+nlohmann::json rate_model_statistics(std::string_view model, double elapsed_ns,
+                                     double core_peak_bytes_per_ns, std::uint32_t engines,
+                                     const std::vector<CoreDmaStats>& cores,
+                                     const std::vector<OnChipBytes>& on_chip,
+                                     const std::vector<StackBytes>& stacks,
+                                     const StackLayout& layout, double stack_peak_gbps);
 
 /// Adds `[first_ns, done_ns]` to a union of intervals kept as (busy_until, active total).
 inline void add_active_interval(double first_ns, double done_ns, double& busy_until_ns,

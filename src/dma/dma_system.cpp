@@ -18,6 +18,7 @@ DmaSystem::DmaSystem(sc_core::sc_module_name name, const config::Params& params,
     : sc_core::sc_module(name),
       params_(params),
       cores_(std::max<std::uint32_t>(1, cores)),
+      layout_(params, cores_),
       engines_per_core_(static_cast<std::uint32_t>(std::max(1, params.dma.engines_per_core))),
       lookahead_ns_(std::max(0.0, params.dma.fixed_cost_ns)),
       engine_bytes_per_ns_(params.dma.engine_bandwidth_gbps),
@@ -35,11 +36,8 @@ DmaSystem::DmaSystem(sc_core::sc_module_name name, const config::Params& params,
       hbm_write_tat_ns_(cores_, 0.0),
       core_stats_(cores_),
       generators_(params.dma, cores_) {
-  const auto cores_per_chip = static_cast<std::uint32_t>(std::max(1, params.chip.cores));
-  const auto stacks_per_chip = static_cast<std::uint32_t>(std::max(1, params.chip.hbm_stacks));
-  const std::uint32_t chips = (cores_ + cores_per_chip - 1) / cores_per_chip;
   int port = 0;
-  for (std::uint32_t s = 0; s < chips * stacks_per_chip; ++s) {
+  for (std::uint32_t s = 0; s < layout_.stacks(); ++s) {
     const std::string stack_name = "hbm" + std::to_string(s);
     stacks_.push_back(std::make_unique<memory::HbmStack>(stack_name.c_str(), params.hbm));
     interconnect_->memory_socket.bind(stacks_.back()->socket);
@@ -70,14 +68,6 @@ DmaSystem::DmaSystem(sc_core::sc_module_name name, const config::Params& params,
 
 DmaSystem::~DmaSystem() = default;
 
-std::uint32_t DmaSystem::stack_of_core(std::uint32_t pid) const {
-  const auto cores_per_chip = static_cast<std::uint32_t>(std::max(1, params_.chip.cores));
-  const auto stacks_per_chip = static_cast<std::uint32_t>(std::max(1, params_.chip.hbm_stacks));
-  const auto cores_per_stack = static_cast<std::uint32_t>(std::max(1, params_.hbm.cores_per_stack));
-  const std::uint32_t local = std::min(pid % cores_per_chip / cores_per_stack, stacks_per_chip - 1);
-  return pid / cores_per_chip * stacks_per_chip + local;
-}
-
 double DmaSystem::core_peak_bytes_per_ns() const {
   return std::min(engines_per_core_ * engine_bytes_per_ns_, core_bytes_per_ns_);
 }
@@ -85,13 +75,7 @@ double DmaSystem::core_peak_bytes_per_ns() const {
 std::uint64_t DmaSystem::fabric_prefix(const kernel::AccessPattern& pattern,
                                        std::uint32_t pid) const {
   if (pattern.memory == MemoryKind::kHbm) {
-    // The stack of the accessing core's position on the operand's chip.
-    const auto stacks_per_chip = static_cast<std::uint32_t>(std::max(1, params_.chip.hbm_stacks));
-    std::uint32_t stack = stack_of_core(pid);
-    const std::uint64_t chip_stack =
-        std::uint64_t{pattern.space} * stacks_per_chip + stack % stacks_per_chip;
-    if (chip_stack < stacks_.size()) stack = static_cast<std::uint32_t>(chip_stack);
-    return memory::encode(MemoryKind::kHbm, stack, 0);
+    return memory::encode(MemoryKind::kHbm, layout_.of_operand(pattern.space, pid), 0);
   }
   const std::uint32_t core = pattern.space < cores_ ? pattern.space : pid;
   return memory::encode(pattern.memory, core, 0);
@@ -376,7 +360,7 @@ nlohmann::json DmaSystem::statistics(double elapsed_ns) const {
     if (total.requests == 0) continue;
     nlohmann::json served = nlohmann::json::array();
     for (std::uint32_t pid = 0; pid < cores_; ++pid) {
-      if (stack_of_core(pid) == s) served.push_back(pid);
+      if (layout_.home(pid) == s) served.push_back(pid);
     }
     nlohmann::json channels = nlohmann::json::array();
     for (std::size_t c = 0; c < timing.channel_count(); ++c) {

@@ -59,7 +59,6 @@ class DmaSystem : public sc_core::sc_module, public core::DmaBackend {
 
   /// Global index of the HBM stack serving core `pid`: its chip's stacks, local core index /
   /// hbm.cores_per_stack (the runtime places a core's buffers in its own stack).
-  std::uint32_t stack_of_core(std::uint32_t pid) const;
   std::size_t stack_count() const { return stacks_.size(); }
   const memory::HbmStack& stack(std::size_t index) const { return *stacks_[index]; }
   const CoreDmaStats& core_stats(std::uint32_t pid) const { return core_stats_[pid]; }
@@ -113,6 +112,7 @@ class DmaSystem : public sc_core::sc_module, public core::DmaBackend {
 
   const config::Params params_;
   const std::uint32_t cores_;
+  const StackLayout layout_;
   const std::uint32_t engines_per_core_;
   const double lookahead_ns_;
   const double engine_bytes_per_ns_;

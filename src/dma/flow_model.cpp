@@ -19,14 +19,10 @@ FlowLevelDma::FlowLevelDma(sc_core::sc_module_name name, const config::Params& p
       cores_(std::max<std::uint32_t>(1, cores)),
       engines_per_core_(static_cast<std::uint32_t>(std::max(1, params.dma.engines_per_core))),
       queues_per_engine_(static_cast<std::uint32_t>(std::max(1, params.dma.queues_per_engine))),
-      stacks_per_chip_(static_cast<std::uint32_t>(std::max(1, params.chip.hbm_stacks))),
+      layout_(params, cores_),
       lookahead_ns_(std::max(params.dma.fixed_cost_ns, 0.0)),
       hbm_latency_ns_(params.hbm.controller_latency_ns + params.hbm.t_rcd_ns + params.hbm.t_cl_ns),
-      stack_bytes_per_ns_(
-          params.hbm.stack_bandwidth_gbps *
-          (1.0 - (params.hbm.t_refi_ns > 0
-                      ? std::clamp(params.hbm.t_rfc_ns / params.hbm.t_refi_ns, 0.0, 0.9)
-                      : 0.0))),
+      stack_bytes_per_ns_(refreshed_stack_bytes_per_ns(params.hbm)),
       depth_bytes_((engines_per_core_ - 1) *
                    static_cast<double>(std::max(1, params.dma.packet_bytes))),
       engines_(std::size_t{cores_} * engines_per_core_),
@@ -47,9 +43,7 @@ FlowLevelDma::FlowLevelDma(sc_core::sc_module_name name, const config::Params& p
     engine.heads.assign(queues_per_engine_, 0);
     engine.queue_done_ns.assign(queues_per_engine_, 0.0);
   }
-  const auto cores_per_chip = static_cast<std::uint32_t>(std::max(1, params.chip.cores));
-  const std::uint32_t chips = (cores_ + cores_per_chip - 1) / cores_per_chip;
-  stack_load_.assign(std::size_t{chips} * stacks_per_chip_, 0.0);
+  stack_load_.assign(layout_.stacks(), 0.0);
   stack_stats_.resize(stack_load_.size());
   for (CoreDmaStats& stats : core_stats_) stats.queues.resize(queues_per_engine_);
   SC_METHOD(wake);
@@ -60,21 +54,6 @@ FlowLevelDma::FlowLevelDma(sc_core::sc_module_name name, const config::Params& p
 double FlowLevelDma::core_peak_bytes_per_ns() const {
   return std::min(engines_per_core_ * params_.dma.engine_bandwidth_gbps,
                   params_.dma.core_bandwidth_gbps);
-}
-
-std::uint32_t FlowLevelDma::stack_of_core(std::uint32_t pid) const {
-  const auto cores_per_chip = static_cast<std::uint32_t>(std::max(1, params_.chip.cores));
-  const auto cores_per_stack = static_cast<std::uint32_t>(std::max(1, params_.hbm.cores_per_stack));
-  const std::uint32_t local =
-      std::min(pid % cores_per_chip / cores_per_stack, stacks_per_chip_ - 1);
-  return pid / cores_per_chip * stacks_per_chip_ + local;
-}
-
-std::uint32_t FlowLevelDma::stack_of(std::uint32_t space, std::uint32_t pid) const {
-  const std::uint32_t home = stack_of_core(pid);
-  const std::uint64_t chip_stack =
-      std::uint64_t{space} * stacks_per_chip_ + home % stacks_per_chip_;
-  return chip_stack < stack_load_.size() ? static_cast<std::uint32_t>(chip_stack) : home;
 }
 
 std::uint32_t FlowLevelDma::new_item() {
@@ -122,11 +101,11 @@ void FlowLevelDma::submit(std::uint32_t pid, std::uint64_t id,
   const bool reads_hbm = src.memory == MemoryKind::kHbm;
   const bool writes_hbm = dst.memory == MemoryKind::kHbm;
   const std::int32_t read_stack =
-      reads_hbm ? static_cast<std::int32_t>(stack_of(src.space, pid)) : -1;
+      reads_hbm ? static_cast<std::int32_t>(layout_.of_operand(src.space, pid)) : -1;
   const std::int32_t write_stack =
-      writes_hbm ? static_cast<std::int32_t>(stack_of(dst.space, pid)) : -1;
-  if (reads_hbm) stack_stats_[static_cast<std::size_t>(read_stack)].read_bytes += src.bytes();
-  if (writes_hbm) stack_stats_[static_cast<std::size_t>(write_stack)].write_bytes += dst.bytes();
+      writes_hbm ? static_cast<std::int32_t>(layout_.of_operand(dst.space, pid)) : -1;
+  if (reads_hbm) stack_stats_[static_cast<std::size_t>(read_stack)].read += src.bytes();
+  if (writes_hbm) stack_stats_[static_cast<std::size_t>(write_stack)].write += dst.bytes();
   if (observed()) {
     transfer.event.hbm_stack = reads_hbm && writes_hbm && read_stack != write_stack ? -1
                                : reads_hbm                                          ? read_stack
@@ -508,37 +487,9 @@ void FlowLevelDma::transfer_done(std::uint32_t slot) {
 }
 
 nlohmann::json FlowLevelDma::statistics(double elapsed_ns) const {
-  if (elapsed_ns <= 0) elapsed_ns = last_complete_ns_;
-  const double peak = core_peak_bytes_per_ns();
-  nlohmann::json cores = nlohmann::json::array();
-  for (std::uint32_t pid = 0; pid < cores_; ++pid) {
-    if (core_stats_[pid].transfers == 0) continue;
-    cores.push_back(
-        core_dma_json(pid, core_stats_[pid], on_chip_[pid], peak, engines_per_core_, std::nullopt));
-  }
-  nlohmann::json out;
-  out["model"] = "flow";
-  out["dma"] = {{"peak_bandwidth_per_core_gbps", peak}, {"cores", cores}};
-  nlohmann::json stacks = nlohmann::json::array();
-  for (std::size_t s = 0; s < stack_stats_.size(); ++s) {
-    const StackStats& stack = stack_stats_[s];
-    if (stack.read_bytes + stack.write_bytes == 0) continue;
-    nlohmann::json served = nlohmann::json::array();
-    for (std::uint32_t pid = 0; pid < cores_; ++pid) {
-      if (stack_of_core(pid) == s) served.push_back(pid);
-    }
-    const auto bytes = static_cast<double>(stack.read_bytes + stack.write_bytes);
-    const double achieved = elapsed_ns > 0 ? bytes / elapsed_ns : 0;
-    stacks.push_back({{"stack", s},
-                      {"cores", served},
-                      {"read_bytes", stack.read_bytes},
-                      {"write_bytes", stack.write_bytes},
-                      {"achieved_bandwidth_gbps", achieved},
-                      {"peak_bandwidth_gbps", params_.hbm.stack_bandwidth_gbps},
-                      {"utilization_pct", percent(achieved, params_.hbm.stack_bandwidth_gbps)}});
-  }
-  out["hbm"] = {{"elapsed_ns", elapsed_ns}, {"stacks", stacks}};
-  return out;
+  return rate_model_statistics("flow", elapsed_ns > 0 ? elapsed_ns : last_complete_ns_,
+                               core_peak_bytes_per_ns(), engines_per_core_, core_stats_, on_chip_,
+                               stack_stats_, layout_, params_.hbm.stack_bandwidth_gbps);
 }
 
 }  // namespace trnsim::dma

@@ -126,8 +126,6 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
   void transfer_done(std::uint32_t transfer);
   /// Ends a core's lockstep: each of its items becomes one item per engine, in the same state.
   void split_lanes(std::uint32_t pid);
-  std::uint32_t stack_of_core(std::uint32_t pid) const;
-  std::uint32_t stack_of(std::uint32_t space, std::uint32_t pid) const;
   std::uint32_t new_item();
   double next_event_ns() const;
 
@@ -135,7 +133,7 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
   const std::uint32_t cores_;
   const std::uint32_t engines_per_core_;
   const std::uint32_t queues_per_engine_;
-  const std::uint32_t stacks_per_chip_;
+  const StackLayout layout_;
   const double lookahead_ns_;
   const double hbm_latency_ns_;
   const double stack_bytes_per_ns_;
@@ -178,13 +176,9 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
   double last_complete_ns_ = 0;
   sc_core::sc_event wake_event_;
 
-  struct StackStats {
-    std::uint64_t read_bytes = 0;
-    std::uint64_t write_bytes = 0;
-  };
   std::vector<CoreDmaStats> core_stats_;
   std::vector<OnChipBytes> on_chip_;
-  std::vector<StackStats> stack_stats_;
+  std::vector<StackBytes> stack_stats_;
   DescriptorGenerators generators_;  ///< hwdge / swdge, per core
 };
 

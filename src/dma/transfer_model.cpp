@@ -23,7 +23,7 @@ TransferLevelDma::TransferLevelDma(const config::Params& params, std::uint32_t c
     : params_(params),
       cores_(std::max<std::uint32_t>(1, cores)),
       engines_per_core_(static_cast<std::uint32_t>(std::max(1, params.dma.engines_per_core))),
-      stacks_per_chip_(static_cast<std::uint32_t>(std::max(1, params.chip.hbm_stacks))),
+      layout_(params, cores_),
       hbm_latency_ns_(params.hbm.controller_latency_ns + params.hbm.t_rcd_ns + params.hbm.t_cl_ns),
       descriptor_free_ns_(std::size_t{cores_} * engines_per_core_, 0.0),
       data_free_ns_(std::size_t{cores_} * engines_per_core_, 0.0),
@@ -35,13 +35,7 @@ TransferLevelDma::TransferLevelDma(const config::Params& params, std::uint32_t c
       core_stats_(cores_),
       on_chip_(cores_),
       generators_(params.dma, cores_) {
-  const auto cores_per_chip = static_cast<std::uint32_t>(std::max(1, params.chip.cores));
-  const std::uint32_t chips = (cores_ + cores_per_chip - 1) / cores_per_chip;
-  const double refresh = params.hbm.t_refi_ns > 0
-                             ? std::clamp(params.hbm.t_rfc_ns / params.hbm.t_refi_ns, 0.0, 0.9)
-                             : 0.0;
-  stacks_.assign(std::size_t{chips} * stacks_per_chip_,
-                 RateLimit{params.hbm.stack_bandwidth_gbps * (1.0 - refresh)});
+  stacks_.assign(layout_.stacks(), RateLimit{refreshed_stack_bytes_per_ns(params.hbm)});
   stack_stats_.resize(stacks_.size());
   const auto queues = static_cast<std::size_t>(std::max(1, params.dma.queues_per_engine));
   for (CoreDmaStats& stats : core_stats_) stats.queues.resize(queues);
@@ -51,22 +45,6 @@ TransferLevelDma::TransferLevelDma(const config::Params& params, std::uint32_t c
 double TransferLevelDma::core_peak_bytes_per_ns() const {
   return std::min(engines_per_core_ * params_.dma.engine_bandwidth_gbps,
                   params_.dma.core_bandwidth_gbps);
-}
-
-std::uint32_t TransferLevelDma::stack_of_core(std::uint32_t pid) const {
-  const auto cores_per_chip = static_cast<std::uint32_t>(std::max(1, params_.chip.cores));
-  const auto cores_per_stack = static_cast<std::uint32_t>(std::max(1, params_.hbm.cores_per_stack));
-  const std::uint32_t local =
-      std::min(pid % cores_per_chip / cores_per_stack, stacks_per_chip_ - 1);
-  return pid / cores_per_chip * stacks_per_chip_ + local;
-}
-
-std::uint32_t TransferLevelDma::stack_of(std::uint32_t space, std::uint32_t pid) const {
-  // As DmaSystem::fabric_prefix: the stack of the core's position on the operand's chip.
-  const std::uint32_t home = stack_of_core(pid);
-  const std::uint64_t chip_stack =
-      std::uint64_t{space} * stacks_per_chip_ + home % stacks_per_chip_;
-  return chip_stack < stacks_.size() ? static_cast<std::uint32_t>(chip_stack) : home;
 }
 
 namespace {
@@ -224,16 +202,16 @@ void TransferLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint
   std::int32_t stack_touched = -1;
   if (reads_hbm) {
     done = std::max(done, read_ports_[pid].admit(first_data, src_bytes));
-    const std::uint32_t stack = stack_of(src.space, pid);
+    const std::uint32_t stack = layout_.of_operand(src.space, pid);
     done = std::max(done, stacks_[stack].admit(first_data, src_bytes));
-    stack_stats_[stack].read_bytes += src_byte_count;
+    stack_stats_[stack].read += src_byte_count;
     stack_touched = static_cast<std::int32_t>(stack);
   }
   if (writes_hbm) {
     done = std::max(done, write_ports_[pid].admit(first_data, dst_bytes));
-    const std::uint32_t stack = stack_of(dst.space, pid);
+    const std::uint32_t stack = layout_.of_operand(dst.space, pid);
     done = std::max(done, stacks_[stack].admit(first_data, dst_bytes));
-    stack_stats_[stack].write_bytes += dst_byte_count;
+    stack_stats_[stack].write += dst_byte_count;
     stack_touched = stack_touched >= 0 && stack_touched != static_cast<std::int32_t>(stack)
                         ? -1
                         : static_cast<std::int32_t>(stack);
@@ -282,37 +260,9 @@ void TransferLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint
 }
 
 nlohmann::json TransferLevelDma::statistics(double elapsed_ns) const {
-  if (elapsed_ns <= 0) elapsed_ns = last_complete_ns_;
-  const double peak = core_peak_bytes_per_ns();
-  nlohmann::json cores = nlohmann::json::array();
-  for (std::uint32_t pid = 0; pid < cores_; ++pid) {
-    if (core_stats_[pid].transfers == 0) continue;
-    cores.push_back(
-        core_dma_json(pid, core_stats_[pid], on_chip_[pid], peak, engines_per_core_, std::nullopt));
-  }
-  nlohmann::json out;
-  out["model"] = "transfer";
-  out["dma"] = {{"peak_bandwidth_per_core_gbps", peak}, {"cores", cores}};
-  nlohmann::json stacks = nlohmann::json::array();
-  for (std::size_t s = 0; s < stacks_.size(); ++s) {
-    const StackStats& stack = stack_stats_[s];
-    if (stack.read_bytes + stack.write_bytes == 0) continue;
-    nlohmann::json served = nlohmann::json::array();
-    for (std::uint32_t pid = 0; pid < cores_; ++pid) {
-      if (stack_of_core(pid) == s) served.push_back(pid);
-    }
-    const auto bytes = static_cast<double>(stack.read_bytes + stack.write_bytes);
-    const double achieved = elapsed_ns > 0 ? bytes / elapsed_ns : 0;
-    stacks.push_back({{"stack", s},
-                      {"cores", served},
-                      {"read_bytes", stack.read_bytes},
-                      {"write_bytes", stack.write_bytes},
-                      {"achieved_bandwidth_gbps", achieved},
-                      {"peak_bandwidth_gbps", params_.hbm.stack_bandwidth_gbps},
-                      {"utilization_pct", percent(achieved, params_.hbm.stack_bandwidth_gbps)}});
-  }
-  out["hbm"] = {{"elapsed_ns", elapsed_ns}, {"stacks", stacks}};
-  return out;
+  return rate_model_statistics("transfer", elapsed_ns > 0 ? elapsed_ns : last_complete_ns_,
+                               core_peak_bytes_per_ns(), engines_per_core_, core_stats_, on_chip_,
+                               stack_stats_, layout_, params_.hbm.stack_bandwidth_gbps);
 }
 
 }  // namespace trnsim::dma

@@ -71,11 +71,6 @@ class TransferLevelDma final : public core::DmaBackend {
     /// Admits `bytes` whose data starts at `start_ns`; returns when they are through.
     double admit(double start_ns, double bytes);
   };
-  struct StackStats {
-    std::uint64_t read_bytes = 0;
-    std::uint64_t write_bytes = 0;
-  };
-
   /// A transfer's split over the engines: what submit() needs of its TransferPlan. It depends
   /// only on the operands' shapes (not on their addresses), so it is computed once per shape.
   struct EngineSplit {
@@ -100,14 +95,10 @@ class TransferLevelDma final : public core::DmaBackend {
   const EngineSplit& engine_split(const kernel::Instruction& instruction);
   void compute_split(const kernel::Instruction& instruction, EngineSplit& split) const;
 
-  std::uint32_t stack_of_core(std::uint32_t pid) const;
-  /// The stack an HBM operand in chip `space` lives in, for core `pid`.
-  std::uint32_t stack_of(std::uint32_t space, std::uint32_t pid) const;
-
   const config::Params params_;
   const std::uint32_t cores_;
   const std::uint32_t engines_per_core_;
-  const std::uint32_t stacks_per_chip_;
+  const StackLayout layout_;
   const double hbm_latency_ns_;
   std::vector<double> descriptor_free_ns_;  ///< per engine (pid * engines + e)
   std::vector<double> data_free_ns_;        ///< per engine
@@ -123,7 +114,7 @@ class TransferLevelDma final : public core::DmaBackend {
   std::vector<CoreDmaStats> core_stats_;
   std::vector<OnChipBytes> on_chip_;
   std::vector<double> queue_done_ns_;  ///< per (core, queue): its latest DMA's completion
-  std::vector<StackStats> stack_stats_;
+  std::vector<StackBytes> stack_stats_;
   DescriptorGenerators generators_;  ///< hwdge / swdge, per core
   double last_complete_ns_ = 0;
   static constexpr std::size_t kSplitCacheSize = 8;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "dma/stack_layout.hpp"
 #include "dma_test_support.hpp"
 
 namespace trnsim::dma::test {
@@ -159,6 +160,34 @@ TEST(DmaBandwidth, TheHbmPortCapLeavesOnChipCopiesAlone) {
   EXPECT_NEAR(steady_rate(bench, 4, 11, static_cast<double>(bytes)), 368.0, 368.0 * 0.03);
 }
 
+TEST(StackLayout, NumbersStacksPerChipAndServesOperandsFromTheCoresPosition) {
+  // trn2: 8 cores and 4 stacks per chip, 2 cores per stack; 16 cores fill two chips (8 stacks).
+  const StackLayout layout(builtin("trn2"), 16);
+  EXPECT_EQ(layout.stacks(), 8u);
+  EXPECT_EQ(layout.home(0), 0u);
+  EXPECT_EQ(layout.home(1), 0u);
+  EXPECT_EQ(layout.home(2), 1u);
+  EXPECT_EQ(layout.home(7), 3u);
+  EXPECT_EQ(layout.home(8), 4u);
+  EXPECT_EQ(layout.home(15), 7u);
+  EXPECT_EQ(layout.of_operand(1, 0), 4u);  // chip 1, position of core 0: its stack 0
+  EXPECT_EQ(layout.of_operand(0, 9), 0u);  // core 9 (chip 1, position 1) on chip 0
+  EXPECT_EQ(layout.of_operand(5, 3), 1u);  // no chip 5: the core's own stack
+  EXPECT_EQ(StackLayout(builtin("trn2"), 9).stacks(), 8u);  // a ninth core opens chip 1
+}
+
+TEST(StackLayout, RefreshTakesItsShareOfTheStackBandwidth) {
+  config::HbmParams hbm;
+  hbm.stack_bandwidth_gbps = 1000;
+  hbm.t_rfc_ns = 350;
+  hbm.t_refi_ns = 3900;
+  EXPECT_NEAR(refreshed_stack_bytes_per_ns(hbm), 1000.0 * 3550 / 3900, 1e-9);  // 910.26
+  hbm.t_refi_ns = 0;                                                           // no refresh
+  EXPECT_DOUBLE_EQ(refreshed_stack_bytes_per_ns(hbm), 1000.0);
+  hbm.t_refi_ns = 100;  // refresh longer than its interval: at most 90 % off
+  EXPECT_NEAR(refreshed_stack_bytes_per_ns(hbm), 100.0, 1e-9);
+}
+
 TEST(DmaBandwidth, TwoCoresSharingAStackEachGetAboutHalf) {
   // Trn2, stack bandwidth lowered to 368 GB/s = one core's DMA peak, so the stack is the
   // bottleneck once two cores stream. Cores 0 and 1 share stack 0 (hbm.cores_per_stack = 2);
@@ -166,8 +195,9 @@ TEST(DmaBandwidth, TwoCoresSharingAStackEachGetAboutHalf) {
   // channel: a stack sustains at most 368 x 0.91 = 335 B/ns. Shared: about 335 / 2 = 167 each.
   const config::Params params = builtin("trn2", {"hbm.stack_bandwidth_gbps=368"});
   DmaSystem system("memory", params, 3);
-  ASSERT_EQ(system.stack_of_core(0), system.stack_of_core(1));
-  ASSERT_NE(system.stack_of_core(0), system.stack_of_core(2));
+  const StackLayout layout(params, 3);
+  ASSERT_EQ(layout.home(0), layout.home(1));
+  ASSERT_NE(layout.home(0), layout.home(2));
   Testbench bench("bench", system);
   const std::uint64_t bytes = 128ull * 16384;
   const std::uint64_t count = 16;
