@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Simulator speed per DMA model and core count: runs bench/sim_bench on
+bench/kernels/mixed_multicore.json (C cores of the mixed benchmark, trn2-48xl) for every
+(model, cores) row, --runs times, the rows alternating within each round so that drift of the
+machine spreads over all of them, and prints one Markdown table: simulated instructions per
+CPU-second (min-max, median), per wall-second (median), peak RSS and the RSS per core beyond the
+first (against the 1-core row of the same model).
+
+Each row simulates about --instructions instructions (the packet model a tenth of them: it is
+~50x slower), T = instructions / 5 / cores tiles per core.
+
+Usage: bench/speed_table.py [--sim-bench build/bench/sim_bench] [--runs 5]
+                            [--models packet,transfer,flow] [--cores 1,8,64]
+                            [--instructions 100000]"""
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KERNEL = os.path.join(HERE, "kernels", "mixed_multicore.json")
+LINE = re.compile(r": (\d+) instructions in [\d.]+ s wall = ([\d.]+) M instr/s \([\d.]+ s CPU = "
+                  r"([\d.]+) M instr/CPU-s\).*peak RSS ([\d.]+) MiB")
+
+
+def run_once(sim_bench, model, cores, tiles):
+    out = subprocess.run([sim_bench, KERNEL, "trn2-48xl", "--param", f"C={cores}",
+                          "--param", f"T={tiles}", "--set", f"dma.model={model}"],
+                         capture_output=True, text=True, timeout=3600)
+    match = LINE.search(out.stdout)
+    if out.returncode != 0 or match is None:
+        raise SystemExit(f"speed_table: sim_bench failed for {model} on {cores} cores: "
+                         f"{out.stderr.strip() or out.stdout.strip()}")
+    return (int(match.group(1)), float(match.group(2)), float(match.group(3)),
+            float(match.group(4)))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sim-bench", default=os.path.join(HERE, "..", "build", "bench",
+                                                            "sim_bench"))
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--models", default="packet,transfer,flow")
+    parser.add_argument("--cores", default="1,8,64")
+    parser.add_argument("--instructions", type=int, default=100000)
+    args = parser.parse_args()
+    rows = [(model, int(cores)) for model in args.models.split(",")
+            for cores in args.cores.split(",")]
+    samples = {row: [] for row in rows}
+    for _ in range(args.runs):
+        for model, cores in rows:
+            budget = args.instructions // (10 if model == "packet" else 1)
+            tiles = max(1, budget // 5 // cores)
+            samples[(model, cores)].append(run_once(args.sim_bench, model, cores, tiles))
+    print("| DMA model | cores | instructions | M instr/CPU-s (min-max) | median | "
+          "M instr/s wall, median | peak RSS | per core beyond the first |")
+    print("|---|---|---|---|---|---|---|---|")
+    for model, cores in rows:
+        runs = samples[(model, cores)]
+        per_cpu = [r[2] for r in runs]
+        rss = statistics.median(r[3] for r in runs)
+        single = samples.get((model, 1))
+        extra = "-"
+        if single and cores > 1:
+            extra = f"{(rss - statistics.median(r[3] for r in single)) / (cores - 1):.2f} MiB"
+        print(f"| {model} | {cores} | {runs[0][0]:,} | {min(per_cpu):.3f}-{max(per_cpu):.3f} | "
+              f"{statistics.median(per_cpu):.3f} | {statistics.median(r[1] for r in runs):.3f} | "
+              f"{rss:.1f} MiB | {extra} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
