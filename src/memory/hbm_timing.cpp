@@ -3,42 +3,47 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <boost/crc.hpp>
 #include <cmath>
 
 namespace trnsim::memory {
 
 namespace {
 
-constexpr std::array<std::uint32_t, 256> make_crc32c_table() {
-  std::array<std::uint32_t, 256> table{};
-  for (std::uint32_t i = 0; i < 256; ++i) {
-    std::uint32_t crc = i;
-    for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ ((crc & 1u) ? 0x82F63B78u : 0u);
-    table[i] = crc;
-  }
-  return table;
-}
-constexpr std::array<std::uint32_t, 256> kCrc32cTable = make_crc32c_table();
+/// CRC-32C (Castagnoli): polynomial 0x1EDC6F41, reflected, initial and final XOR all ones.
+using Crc32c = boost::crc_optimal<32, 0x1EDC6F41, 0xFFFFFFFF, 0xFFFFFFFF, true, true>;
 
 /// Two times closer than this are the same instant (merging adjacent bus slots).
 constexpr double kTimeEpsilonNs = 1e-9;
 
+/// CRC-32C of the 8 little-endian bytes of `value` (inlined into the address mapping).
+inline std::uint32_t crc32c_of_word(std::uint64_t value) {
+  std::array<std::uint8_t, 8> bytes{};
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    bytes[i] = static_cast<std::uint8_t>(value >> (8 * i));
+  }
+  Crc32c crc;
+  crc.process_bytes(bytes.data(), bytes.size());
+  return crc.checksum();
+}
+
 /// CRC-32C with its bytes folded onto the low byte, so that the low bits depend on all 32 CRC
 /// bits (the low CRC bits alone spread small power-of-two strides poorly).
 std::uint64_t address_hash(std::uint64_t value) {
-  const std::uint32_t crc = crc32c(value);
+  const std::uint32_t crc = crc32c_of_word(value);
   return crc ^ (crc >> 8) ^ (crc >> 16) ^ (crc >> 24);
 }
 
 }  // namespace
 
+std::uint32_t crc32c(std::span<const std::uint8_t> bytes) {
+  Crc32c crc;
+  crc.process_bytes(bytes.data(), bytes.size());
+  return crc.checksum();
+}
+
 std::uint32_t crc32c(std::uint64_t value) {
-  std::uint32_t crc = 0xFFFFFFFFu;
-  for (int byte = 0; byte < 8; ++byte) {
-    crc =
-        (crc >> 8) ^ kCrc32cTable[(crc ^ static_cast<std::uint32_t>(value >> (8 * byte))) & 0xFFu];
-  }
-  return ~crc;
+  return crc32c_of_word(value);
 }
 
 // ---- HbmChannel --------------------------------------------------------------------------------

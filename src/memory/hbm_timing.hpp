@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <queue>
+#include <span>
 #include <vector>
 
 #include "config/params.hpp"
@@ -183,6 +184,8 @@ class HbmStackTiming {
   std::vector<HbmChannel> channels_;
 };
 
+/// CRC-32C (Castagnoli) of `bytes`, by Boost.CRC.
+std::uint32_t crc32c(std::span<const std::uint8_t> bytes);
 /// CRC-32C of the 8 little-endian bytes of `value` (the address hash of hbm.address_hash crc).
 std::uint32_t crc32c(std::uint64_t value);
 

@@ -6,7 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdint>
 #include <set>
+#include <string_view>
 
 namespace trnsim::memory {
 namespace {
@@ -39,6 +42,23 @@ HbmChannel channel(const config::HbmParams& p = contract_params()) {
 ChannelRequest request(double arrival, std::uint32_t bank, std::uint64_t row, bool write = false,
                        std::uint32_t bytes = 256) {
   return ChannelRequest{arrival, bank, row, bytes, write};
+}
+
+TEST(Crc32c, MatchesThePublishedCheckValues) {
+  // The CRC-32C catalogue's check value ("123456789") and the iSCSI test vectors of RFC 3720,
+  // B.4 (32 bytes of 0x00, of 0xFF).
+  constexpr std::string_view kCheck = "123456789";
+  std::array<std::uint8_t, 9> check{};
+  for (std::size_t i = 0; i < check.size(); ++i) check[i] = static_cast<std::uint8_t>(kCheck[i]);
+  EXPECT_EQ(crc32c(check), 0xE3069283u);
+  std::array<std::uint8_t, 32> zeros{};
+  EXPECT_EQ(crc32c(zeros), 0x8A9136AAu);
+  std::array<std::uint8_t, 32> ones{};
+  ones.fill(0xFF);
+  EXPECT_EQ(crc32c(ones), 0x62A8AB43u);
+  // A 64-bit value hashes as its 8 little-endian bytes.
+  const std::array<std::uint8_t, 8> bytes = {0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF};
+  EXPECT_EQ(crc32c(std::uint64_t{0xEFCDAB8967452301}), crc32c(bytes));
 }
 
 TEST(HbmChannel, RowHitClosedAndConflictLatencies) {
