@@ -12,13 +12,17 @@
 #include <iostream>
 #include <memory>
 #include <streambuf>
+#include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "util/error.hpp"
+#include "util/log.hpp"
 
 namespace {
 
-void configure_logging(int verbosity) {
+void configure_logging(int verbosity, const std::vector<std::string>& log_specs) {
+  trnsim::log::configure(verbosity, log_specs);
   auto logger = spdlog::stderr_color_mt("trnsim");
   logger->set_pattern("trnsim: %l: %v");
   logger->set_level(verbosity >= 2   ? spdlog::level::debug
@@ -90,11 +94,19 @@ int run(int argc, char** argv) {
   trnsim::cli::CommandContext context;
   app.add_flag("-v,--verbose", context.verbosity,
                "More diagnostics on stderr (-v info and NKI front-end tracebacks, -vv debug)");
+  std::vector<std::string> log_specs;
+  app.add_option("--log", log_specs,
+                 "Trace a simulator component on stderr: COMPONENT=LEVEL, repeatable or comma-"
+                 "separated (components: core, core.dma, dma, collective; levels: trace, debug, "
+                 "info, warn, error, off; -vv sets every component to debug)")
+      ->type_name("COMPONENT=LEVEL")
+      ->delimiter(',');
   app.footer(
       "Exit codes: 0 success, 1 a requested check failed, 2 invalid input or an output that "
       "cannot be written, 70 internal error.");
 
-  app.parse_complete_callback([&context] { configure_logging(context.verbosity); });
+  app.parse_complete_callback(
+      [&context, &log_specs] { configure_logging(context.verbosity, log_specs); });
 
   trnsim::cli::register_config_command(app, context);
   trnsim::cli::register_check_command(app, context);

@@ -8,6 +8,7 @@
 
 #include "collective/algorithm_choice.hpp"
 #include "util/error.hpp"
+#include "util/log.hpp"
 
 namespace trnsim::collective {
 
@@ -130,7 +131,8 @@ CollectiveSystem::CollectiveSystem(sc_core::sc_module_name name, const config::P
       fixed_ns_(params.dma.fixed_cost_ns),
       dma_(dma),
       log_(log ? std::move(log) : std::make_shared<CollectiveLog>()),
-      fabric_(params, pool_) {
+      fabric_(params, pool_),
+      trace_(trnsim::log::debug_enabled("collective")) {
   log_->fabric = fabric_.describe();
   reduce_unit_.reserve(cores_);
   for (std::uint32_t pid = 0; pid < cores_; ++pid) {
@@ -541,6 +543,16 @@ void CollectiveSystem::release(std::uint32_t op_index) {
     cc_busy_[op.members[i].pid] &= ~(1u << op.cc_slot[i]);
   }
   op.record.end_ns = op.done_ns;
+  if (trace_) [[unlikely]] {
+    const OperationRecord& r = op.record;
+    trnsim::log::component("collective")
+        .debug(
+            "{} over {} ranks, {} B per rank, {} ({} steps, {} messages): joined {:.3f} ns, "
+            "started {:.3f} ns, done {:.3f} ns",
+            operation_name(r.operation), r.ranks, r.bytes,
+            kernel::collective_algorithm_name(r.algorithm), r.steps, r.messages, r.joined_ns,
+            r.start_ns, r.end_ns);
+  }
   log_->operations.push_back(op.record);
   ops_[op_index].reset();
   free_ops_.push_back(op_index);

@@ -172,6 +172,7 @@ class CollectiveSystem : public sc_core::sc_module,
 
   fabric::ResourcePool pool_;
   fabric::Fabric fabric_;
+  const bool trace_;  ///< the `collective` component logs at debug level (util/log.hpp)
   std::vector<fabric::ResourceId> reduce_unit_;  ///< by pid
   fabric::Route route_;                          ///< scratch
   std::vector<fabric::ResourceId> path_;         ///< scratch

@@ -6,6 +6,7 @@
 #include "core/core_time.hpp"
 #include "core/neuron_core.hpp"
 #include "util/error.hpp"
+#include "util/log.hpp"
 
 namespace trnsim::core {
 
@@ -25,7 +26,8 @@ DmaDispatcher::DmaDispatcher(sc_core::sc_module_name name, NeuronCore& core, Dma
       collective_stats_(
           core.mutable_stats().engines[static_cast<std::size_t>(EngineKind::kCollective)]),
       dma_time_(dma_stats_, time_scale().fs_per_tick),
-      collective_time_(collective_stats_, time_scale().fs_per_tick) {
+      collective_time_(collective_stats_, time_scale().fs_per_tick),
+      trace_(log::debug_enabled("core.dma")) {
   sc_core::sc_spawn_options method;
   method.spawn_method();
   sc_core::sc_spawn(sc_bind(&DmaDispatcher::process, this), "dispatcher", &method);
@@ -156,6 +158,12 @@ sc_time DmaDispatcher::start_ready() {
     // The record is finished by dma_complete()/collective_complete(), possibly from inside
     // submit().
     const std::uint64_t sequence = sequence_of(dma.item->id);
+    if (trace_) [[unlikely]] {
+      log::component("core.dma")
+          .debug("core {} #{} {} submitted at {:.3f} ns (queue {}, {} B)", core_.pid(), sequence,
+                 kernel::opcode_name(instruction.opcode), to_ns(now), instruction.dma_queue,
+                 std::max(instruction.src().bytes(), instruction.dst().bytes()));
+    }
     if (instruction.engine == EngineKind::kDma) {
       submitted_.insert(sequence, slot_of(dma.item->id));
       if (ahead) {
@@ -192,6 +200,11 @@ void DmaDispatcher::dma_complete(std::uint64_t id, const sc_time& complete, doub
   InFlight& record = record_of_submitted(id);
   // The DMA is busy while its data moves.
   const sc_time begin = complete - std::min(complete, ns(transfer_ns));
+  if (trace_) [[unlikely]] {
+    log::component("core.dma")
+        .debug("core {} #{} DMA moved data from {:.3f} ns, complete at {:.3f} ns", core_.pid(), id,
+               to_ns(begin), to_ns(complete));
+  }
   dma_time_.completed(record.id, begin.value(), complete.value(), core_.now().value());
   core_.finish(record, EngineKind::kDma, complete, complete);
   core_.leave(false);
@@ -202,6 +215,10 @@ void DmaDispatcher::collective_complete(std::uint64_t id, const sc_time& complet
   InFlight& record = record_of_submitted(id);
   // Busy from the report (CollectiveSystem reports at its last step) to completion.
   const sc_time now = core_.now();
+  if (trace_) [[unlikely]] {
+    log::component("core.dma")
+        .debug("core {} #{} collective complete at {:.3f} ns", core_.pid(), id, to_ns(complete));
+  }
   collective_time_.completed(record.id, std::min(now, complete).value(), complete.value(),
                              now.value());
   core_.finish(record, EngineKind::kCollective, complete, complete);

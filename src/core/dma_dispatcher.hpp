@@ -128,6 +128,7 @@ class DmaDispatcher : public sc_core::sc_module, public DmaClient, public Collec
   /// Busy time and dependency waits of the core's DMAs and collectives (into their rows).
   ConcurrentUnitTime dma_time_;
   ConcurrentUnitTime collective_time_;
+  const bool trace_;  ///< the `core.dma` component logs at debug level (util/log.hpp)
 };
 
 }  // namespace trnsim::core

@@ -1,5 +1,7 @@
 #include "dma/dma_statistics.hpp"
 
+#include "util/log.hpp"
+
 namespace trnsim::dma {
 
 nlohmann::json core_dma_json(std::uint32_t pid, const CoreDmaStats& stats,
@@ -68,6 +70,15 @@ nlohmann::json rate_model_statistics(std::string_view model, double elapsed_ns,
   }
   out["hbm"] = {{"elapsed_ns", elapsed_ns}, {"stacks", stack_list}};
   return out;
+}
+
+void trace_plan(std::string_view model, std::uint32_t pid, std::uint64_t id, std::uint64_t bytes,
+                std::uint32_t engines, std::uint64_t descriptors, double issue_ns,
+                double ready_ns) {
+  log::component("dma").debug(
+      "{} model: core {} DMA #{}: {} B over {} engine(s), {} descriptor(s), issued {:.3f} ns, "
+      "data may move from {:.3f} ns",
+      model, pid, id, bytes, engines, descriptors, issue_ns, ready_ns);
 }
 
 }  // namespace trnsim::dma

@@ -66,6 +66,11 @@ nlohmann::json rate_model_statistics(std::string_view model, double elapsed_ns,
                                      const std::vector<StackBytes>& stacks,
                                      const StackLayout& layout, double stack_peak_gbps);
 
+/// The `dma` component's debug line for a DMA a model planned (util/log.hpp): call it only when
+/// log::debug_enabled("dma") said so when the model was built.
+void trace_plan(std::string_view model, std::uint32_t pid, std::uint64_t id, std::uint64_t bytes,
+                std::uint32_t engines, std::uint64_t descriptors, double issue_ns, double ready_ns);
+
 /// Adds `[first_ns, done_ns]` to a union of intervals kept as (busy_until, active total).
 inline void add_active_interval(double first_ns, double done_ns, double& busy_until_ns,
                                 double& active_ns) {

@@ -6,6 +6,7 @@
 
 #include "memory/address_map.hpp"
 #include "memory/sim_time.hpp"
+#include "util/log.hpp"
 
 namespace trnsim::dma {
 
@@ -19,6 +20,7 @@ DmaSystem::DmaSystem(sc_core::sc_module_name name, const config::Params& params,
       params_(params),
       cores_(std::max<std::uint32_t>(1, cores)),
       layout_(params, cores_),
+      trace_(log::debug_enabled("dma")),
       engines_per_core_(static_cast<std::uint32_t>(std::max(1, params.dma.engines_per_core))),
       lookahead_ns_(std::max(0.0, params.dma.fixed_cost_ns)),
       engine_bytes_per_ns_(params.dma.engine_bandwidth_gbps),
@@ -118,6 +120,12 @@ void DmaSystem::submit(std::uint32_t pid, std::uint64_t id, const kernel::Instru
   item.fetchable_ns = generators_.generate(pid, instruction, now);
   item.ready_ns = item.fetchable_ns + params_.dma.fixed_cost_ns;
   item.max_done_ns = item.ready_ns;
+  if (trace_) [[unlikely]] {
+    const TransferPlan& plan = transfer.plan;
+    std::uint64_t descriptors = 0;
+    for (std::uint32_t e = 0; e < engines_per_core_; ++e) descriptors += plan.descriptors_of(e);
+    trace_plan("packet", pid, id, plan.bytes, plan.engines, descriptors, now, item.ready_ns);
+  }
   const std::uint32_t queue = transfer.queue;
   for (std::uint32_t e = 0; e < engines_per_core_; ++e) {
     const std::uint32_t engine_index = pid * engines_per_core_ + e;

@@ -113,6 +113,7 @@ class DmaSystem : public sc_core::sc_module, public core::DmaBackend {
   const config::Params params_;
   const std::uint32_t cores_;
   const StackLayout layout_;
+  const bool trace_;  ///< the `dma` component logs at debug level (util/log.hpp)
   const std::uint32_t engines_per_core_;
   const double lookahead_ns_;
   const double engine_bytes_per_ns_;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "memory/sim_time.hpp"
+#include "util/log.hpp"
 
 namespace trnsim::dma {
 
@@ -34,7 +35,8 @@ FlowLevelDma::FlowLevelDma(sc_core::sc_module_name name, const config::Params& p
       lockstep_(cores_, false),
       core_stats_(cores_),
       on_chip_(cores_),
-      generators_(params.dma, cores_) {
+      generators_(params.dma, cores_),
+      trace_(log::debug_enabled("dma")) {
   for (std::vector<Bucket>* caps : {&core_caps_, &read_ports_, &write_ports_}) {
     for (Bucket& bucket : *caps) bucket.credit = depth_bytes_;
   }
@@ -137,6 +139,11 @@ void FlowLevelDma::submit(std::uint32_t pid, std::uint64_t id,
     lockstep_[pid] = even;
   } else if (lockstep_[pid] && !even) {
     split_lanes(pid);
+  }
+  if (trace_) [[unlikely]] {
+    std::uint64_t descriptors = 0;
+    for (std::uint32_t e = 0; e < engines_per_core_; ++e) descriptors += plan.descriptors_of(e);
+    trace_plan("flow", pid, id, plan.bytes, plan.engines, descriptors, now, ready);
   }
   const std::uint32_t lanes = lockstep_[pid] ? engines_per_core_ : 1;
   for (std::uint32_t e = 0; e < engines_per_core_; e += lanes) {

@@ -180,6 +180,7 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
   std::vector<OnChipBytes> on_chip_;
   std::vector<StackBytes> stack_stats_;
   DescriptorGenerators generators_;  ///< hwdge / swdge, per core
+  const bool trace_;                 ///< the `dma` component logs at debug level
 };
 
 }  // namespace trnsim::dma

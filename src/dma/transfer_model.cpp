@@ -6,6 +6,7 @@
 
 #include "dma/descriptors.hpp"
 #include "memory/sim_time.hpp"
+#include "util/log.hpp"
 
 namespace trnsim::dma {
 
@@ -34,7 +35,8 @@ TransferLevelDma::TransferLevelDma(const config::Params& params, std::uint32_t c
       write_ports_(cores_, RateLimit{params.dma.hbm_port_bandwidth_gbps}),
       core_stats_(cores_),
       on_chip_(cores_),
-      generators_(params.dma, cores_) {
+      generators_(params.dma, cores_),
+      trace_(log::debug_enabled("dma")) {
   stacks_.assign(layout_.stacks(), RateLimit{refreshed_stack_bytes_per_ns(params.hbm)});
   stack_stats_.resize(stacks_.size());
   const auto queues = static_cast<std::size_t>(std::max(1, params.dma.queues_per_engine));
@@ -188,6 +190,10 @@ void TransferLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint
     stats.engine_busy_ns += busy;
   }
   stats.descriptors += split.total_descriptors;
+  if (trace_) [[unlikely]] {
+    trace_plan("transfer", pid, id, split.bytes, split.engines, split.total_descriptors, now,
+               ready);
+  }
   if (first_data == kNeverNs) first_data = ready;
 
   // Rate limits the DMA's bytes pass, then the memory latency.

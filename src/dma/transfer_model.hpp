@@ -116,6 +116,7 @@ class TransferLevelDma final : public core::DmaBackend {
   std::vector<double> queue_done_ns_;  ///< per (core, queue): its latest DMA's completion
   std::vector<StackBytes> stack_stats_;
   DescriptorGenerators generators_;  ///< hwdge / swdge, per core
+  const bool trace_;                 ///< the `dma` component logs at debug level
   double last_complete_ns_ = 0;
   static constexpr std::size_t kSplitCacheSize = 8;
   std::array<SplitCacheEntry, kSplitCacheSize> split_cache_;

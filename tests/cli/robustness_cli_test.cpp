@@ -38,6 +38,31 @@ void expect_input_error(const Output& output, const std::string& expected) {
   EXPECT_NE(output.err.find(expected), std::string::npos) << output.err.substr(0, 2000);
 }
 
+// ---- tracing ----------------------------------------------------------------------------------
+
+TEST(Tracing, LogTracesAComponentOnStderrAndLeavesTheResultAlone) {
+  ScratchDir dir;
+  const Output plain = trnsim(dir, {"run", kVectorAdd, "--json", "-q"});
+  const Output traced =
+      trnsim(dir, {"--log", "core=debug,dma=debug", "run", kVectorAdd, "--json", "-q"});
+  ASSERT_EQ(traced.exit_code, 0) << traced.err;
+  EXPECT_EQ(traced.out, plain.out);
+  EXPECT_NE(traced.err.find("trnsim: core: debug: core 0 sync #0 dma_copy"), std::string::npos)
+      << traced.err.substr(0, 2000);
+  EXPECT_NE(traced.err.find("trnsim: core.dma: debug: core 0 #0 dma_copy submitted"),
+            std::string::npos);
+  EXPECT_NE(traced.err.find("trnsim: dma: debug: packet model: core 0 DMA #0"), std::string::npos);
+  EXPECT_EQ(traced.err.find("collective"), std::string::npos);
+  EXPECT_EQ(plain.err, "");
+}
+
+TEST(Tracing, AnUnknownComponentIsAnInputError) {
+  ScratchDir dir;
+  expect_input_error(trnsim(dir, {"--log", "cores=debug", "run", kVectorAdd}),
+                     "--log 'cores=debug': expected COMPONENT=LEVEL with COMPONENT one of core, "
+                     "core.dma, dma, collective; found 'cores'");
+}
+
 // ---- nesting ----------------------------------------------------------------------------------
 
 TEST(Nesting, IfsNestedPastTheLimitAreRejected) {

@@ -5,6 +5,7 @@
 #include "core/core_time.hpp"
 #include "core/deps/dependency_tracker.hpp"
 #include "core/neuron_core.hpp"
+#include "util/log.hpp"
 
 namespace trnsim::core {
 
@@ -24,7 +25,8 @@ Engine::Engine(sc_core::sc_module_name name, NeuronCore& core, kernel::Engine ki
       fetch_interval_(ns(1.0 / core.params().sequencer.fetch_instructions_per_ns)),
       fetch_buffer_size_(
           static_cast<std::size_t>(std::max(1, core.params().sequencer.fetch_buffer_instructions))),
-      slot_free_at_(fetch_buffer_size_) {
+      slot_free_at_(fetch_buffer_size_),
+      trace_(log::debug_enabled("core")) {
   sc_core::sc_spawn_options sequencer;
   sequencer.spawn_method();
   sequencer.set_sensitivity(&wake_);
@@ -74,6 +76,22 @@ bool Engine::arrive_at_core_barrier() {
   if (hub->arrive(group, barrier_, wake_)) return true;
   phase_ = Phase::kAtBarrier;
   return false;
+}
+
+void Engine::trace(const QueuedInstruction& item, double slice_start_ns, const sc_time& end,
+                   const sc_time& visible) const {
+  const kernel::Instruction& instruction = item.instruction;
+  const std::string where = core_.source().location(instruction);
+  const bool triggers = instruction.engine == kernel::Engine::kDma ||
+                        instruction.engine == kernel::Engine::kCollective;
+  log::component("core").debug(
+      "core {} {} #{} {}{}{}: start {:.3f} ns, end {:.3f} ns, {}, waited {:.3f} ns for {}",
+      core_.pid(), kernel::engine_name(kind_), sequence_of(item.id),
+      kernel::opcode_name(instruction.opcode), where.empty() ? "" : " at ", where, slice_start_ns,
+      to_ns(end),
+      triggers ? std::string("triggered (core.dma: its completion)")
+               : fmt::format("visible {:.3f} ns", to_ns(visible)),
+      wait_ns_, wait_ns_ > 0 ? kernel::engine_name(waited_on_) : "-");
 }
 
 void Engine::observe(const QueuedInstruction& item, double slice_start_ns, const sc_time& end,

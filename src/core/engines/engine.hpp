@@ -191,6 +191,9 @@ class Engine : public sc_core::sc_module {
   /// it leaves the buffer (a DMA or collective to the DMA dispatcher).
   template <typename Self>
   void commit_start(Self& self);
+  /// The `core` component's debug line for the instruction committed now (log.hpp).
+  void trace(const QueuedInstruction& item, double slice_start_ns, const sc_core::sc_time& end,
+             const sc_core::sc_time& visible) const;
   /// The observer's record of the instruction committed now.
   void observe(const QueuedInstruction& item, double slice_start_ns, const sc_core::sc_time& end,
                const sc_core::sc_time& visible);
@@ -232,6 +235,7 @@ class Engine : public sc_core::sc_module {
   bool buffer_refilled_ = false;  ///< past the launch's fill: fetches wait for free slots
   bool used_ = true;
   bool own_prepare_ = false;
+  const bool trace_;  ///< the `core` component logs at debug level (fixed when built)
   Phase phase_ = Phase::kIdle;
   /// Idle with an empty buffer, or its front instruction waiting for a producer's times:
   /// run_if_waiting() runs it in place. Otherwise it waits for wake_ (its start, a barrier).

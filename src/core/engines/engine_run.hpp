@@ -128,6 +128,9 @@ void Engine::commit_start(Self& self) {
   free_at_ = end;
   last_id_ = item.id;
 
+  if (trace_) [[unlikely]] {
+    trace(item, slice_start_ns, end, visible);
+  }
   if (core_.observer()) observe(item, slice_start_ns, end, visible);
   if (completes_later) {
     core_.dma_dispatcher().take_triggered(stream_, end);
