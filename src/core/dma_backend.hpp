@@ -107,6 +107,14 @@ class DmaBackend {
   void report(const DmaEvent& event) const {
     if (observer_) observer_(event);
   }
+  /// Reports a whole DMA's event (kind kTransfer) with its times, when observed.
+  void report_transfer(DmaEvent& event, double issue_ns, double start_ns, double end_ns) const {
+    if (!observer_) return;
+    event.issue_ns = issue_ns;
+    event.start_ns = start_ns;
+    event.end_ns = end_ns;
+    observer_(event);
+  }
 
  private:
   DmaObserver observer_;

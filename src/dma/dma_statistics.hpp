@@ -80,4 +80,14 @@ inline void add_active_interval(double first_ns, double done_ns, double& busy_un
   }
 }
 
+/// A DMA whose data moved over [first_ns, complete_ns] on `queue`, in the statistics every model
+/// keeps: the core's and the queue's active time, and the latest completion.
+inline void count_completion(CoreDmaStats& stats, std::uint32_t queue, double first_ns,
+                             double complete_ns, double& last_complete_ns) {
+  add_active_interval(first_ns, complete_ns, stats.busy_until_ns, stats.active_ns);
+  QueueStats& queue_stats = stats.queues[queue];
+  add_active_interval(first_ns, complete_ns, queue_stats.busy_until_ns, queue_stats.active_ns);
+  if (complete_ns > last_complete_ns) last_complete_ns = complete_ns;
+}
+
 }  // namespace trnsim::dma

@@ -327,18 +327,8 @@ void DmaSystem::engine_done(std::uint32_t slot, double done_ns) {
   const double complete = std::max(transfer.complete_ns, memory::now_ns());
   const double first = transfer.first_packet_ns < kNeverNs ? transfer.first_packet_ns : complete;
   const double transfer_ns = complete - first;
-  last_complete_ns_ = std::max(last_complete_ns_, complete);
-  CoreDmaStats& stats = core_stats_[transfer.pid];
-  add_active_interval(first, complete, stats.busy_until_ns, stats.active_ns);
-  QueueStats& queue = stats.queues[transfer.queue];
-  add_active_interval(first, complete, queue.busy_until_ns, queue.active_ns);
-
-  if (observed()) {
-    transfer.event.issue_ns = transfer.issue_ns;
-    transfer.event.start_ns = first;
-    transfer.event.end_ns = complete;
-    report(transfer.event);
-  }
+  count_completion(core_stats_[transfer.pid], transfer.queue, first, complete, last_complete_ns_);
+  report_transfer(transfer.event, transfer.issue_ns, first, complete);
   core::DmaClient* client = transfer.client;
   const std::uint64_t id = transfer.id;
   free_transfers_.push_back(slot);

@@ -250,17 +250,11 @@ void TransferLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint
   if (src.memory == MemoryKind::kPsum) on_chip.psum_read += src_byte_count;
   if (dst.memory == MemoryKind::kSbuf) on_chip.sbuf_write += dst_byte_count;
   if (dst.memory == MemoryKind::kPsum) on_chip.psum_write += dst_byte_count;
-  add_active_interval(first_data, done, stats.busy_until_ns, stats.active_ns);
-  add_active_interval(first_data, done, queue.busy_until_ns, queue.active_ns);
-  last_complete_ns_ = std::max(last_complete_ns_, done);
-
+  count_completion(stats, queue_index, first_data, done, last_complete_ns_);
   if (observed()) {
     core::DmaEvent event = core::dma_event_of(pid, id, instruction);
     event.hbm_stack = stack_touched;
-    event.issue_ns = now;
-    event.start_ns = first_data;
-    event.end_ns = done;
-    report(event);
+    report_transfer(event, now, first_data, done);
   }
   client.dma_complete(id, memory::from_ns(done), done - first_data);
 }
