@@ -21,7 +21,7 @@ LAYERS = [
     ["util"],
     ["config"],
     ["kernel"],
-    ["core/cost", "core/deps", "memory", "fabric", "nki"],
+    ["core/cost", "core/deps", "memory", "fabric", "nki", "numerics"],
     ["core"],
     ["dma"],
     ["collective", "report"],
