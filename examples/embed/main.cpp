@@ -1,8 +1,9 @@
 // Embedding trnsim: loads a generation config and a JSON kernel, simulates the kernel and prints
 // its time and a few statistics, using only the public API (<trnsim/...>, docs/embedding.md).
-//   embed_example [KERNEL.json [CONFIG]] [--json]
+//   embed_example [KERNEL.json [CONFIG]] [--json] [--log COMPONENT=LEVEL]...
 // Defaults: examples/kernels/vector_add.json on trn2. --json prints the whole statistics
-// document instead, the same as `trnsim run KERNEL --config CONFIG --json`.
+// document instead, the same as `trnsim run KERNEL --config CONFIG --json`; --log traces a
+// simulator component on stderr, as trnsim's --log does.
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -12,10 +13,13 @@
 int main(int argc, char* argv[]) {
   std::vector<std::string> positional;
   bool json = false;
+  trnsim::SimulateOptions options;
   for (int i = 1; i < argc; ++i) {
     const std::string argument = argv[i];
     if (argument == "--json") {
       json = true;
+    } else if (argument == "--log" && i + 1 < argc) {
+      options.log.push_back(argv[++i]);
     } else {
       positional.push_back(argument);
     }
@@ -28,7 +32,7 @@ int main(int argc, char* argv[]) {
   try {
     const trnsim::Config config = trnsim::Config::load(config_name);
     const trnsim::Kernel kernel = trnsim::Kernel::load(kernel_path, config);
-    const trnsim::RunResult result = trnsim::simulate(kernel);
+    const trnsim::RunResult result = trnsim::simulate(kernel, options);
     const nlohmann::json& statistics = result.statistics;
     if (json) {
       std::cout << statistics.dump(2) << "\n";

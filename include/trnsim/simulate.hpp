@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "trnsim/kernel.hpp"
 #include "trnsim/statistics.hpp"
@@ -22,6 +23,10 @@ struct SimulateOptions {
   std::string report_path;        ///< --report: a self-contained HTML report
   /// false = --no-run-ahead: every core in step with the SystemC kernel (slower, same results).
   bool run_ahead = true;
+  /// --log: "COMPONENT=LEVEL" specs that trace simulator components on stderr (components core,
+  /// core.dma, dma, collective; levels trace, debug, info, warn, error, off; README, "Tracing").
+  /// Empty: warnings only. A spec naming an unknown component or level is InvalidInput.
+  std::vector<std::string> log;
 };
 
 /// Simulates `kernel` on the config it was prepared for. Throws InvalidInput for an error of

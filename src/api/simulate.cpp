@@ -13,6 +13,7 @@
 #include "report/report.hpp"
 #include "report/run_outputs.hpp"
 #include "trnsim/trnsim.hpp"
+#include "util/log.hpp"
 
 namespace trnsim {
 
@@ -56,6 +57,7 @@ RunResult simulate(const Kernel& kernel, const SimulateOptions& options) {
         "child processes");
   }
   return detail::translating_errors([&] {
+    log::configure(0, options.log);  // before the model is built: its components read the levels
     const detail::KernelState& state = kernel.state();
     const config::LoadedConfig& loaded = state.config.state().loaded;
     report::RunOutputOptions output_options;

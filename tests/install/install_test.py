@@ -95,6 +95,18 @@ def main(source, build, cxx):
                                     env, show=False))
         if statistics != reference:
             raise SystemExit("embed_example --json differs from trnsim run --json")
+        # Tracing through SimulateOptions::log: lines on stderr; a bad spec is InvalidInput.
+        traced = subprocess.run(["build-embed/embed_example", KERNEL, "trn2", "--log", "dma=debug"],
+                                cwd=scratch, env=env, capture_output=True, text=True)
+        if traced.returncode != 0 or "trnsim: dma: debug: packet model: core 0 DMA #0" not in \
+                traced.stderr:
+            raise SystemExit(f"embed_example --log dma=debug: exit {traced.returncode}, stderr "
+                             f"{traced.stderr[:500]!r}")
+        wrong = subprocess.run(["build-embed/embed_example", KERNEL, "trn2", "--log", "dmaa=debug"],
+                               cwd=scratch, env=env, capture_output=True, text=True)
+        if wrong.returncode != 2 or "found 'dmaa'" not in wrong.stderr:
+            raise SystemExit(f"embed_example --log dmaa=debug: exit {wrong.returncode}, stderr "
+                             f"{wrong.stderr[:500]!r}")
         print(f"kernel_ns {kernel_ns} from both; the statistics are the same")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
