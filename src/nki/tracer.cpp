@@ -15,6 +15,7 @@
 
 #include "util/child_process.hpp"
 #include "util/error.hpp"
+#include "util/temporary_directory.hpp"
 
 namespace trnsim::nki {
 
@@ -39,33 +40,6 @@ bool has_frontend(const fs::path& directory) {
   std::error_code error;
   return fs::is_regular_file(directory / "trnsim_nki" / "__main__.py", error);
 }
-
-/// A private temporary directory, removed with everything in it when this goes out of scope.
-class TemporaryDirectory {
- public:
-  /// Throws InputError when it cannot be created (e.g. $TMPDIR is not writable).
-  TemporaryDirectory() {
-    std::error_code error;
-    const fs::path base = fs::temp_directory_path(error);
-    std::string pattern = ((error ? fs::path("/tmp") : base) / "trnsim-nki-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      throw InputError("", fmt::format("cannot create a temporary directory for the NKI front "
-                                       "end's output ({}: {}); set TMPDIR to a writable directory",
-                                       pattern, std::strerror(errno)));
-    }
-    path_ = pattern;
-  }
-  ~TemporaryDirectory() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TemporaryDirectory(const TemporaryDirectory&) = delete;
-  TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -169,7 +143,7 @@ std::string trace_kernel(const TraceRequest& request, std::ostream& diagnostics)
   const std::string python = python_interpreter();
   const std::string frontend = frontend_directory();
   // The JSON goes to a file, not stdout, so that what the kernel prints cannot corrupt it.
-  const TemporaryDirectory scratch;
+  const util::TemporaryDirectory scratch("trnsim-nki", "for the NKI front end's output");
   const std::string output_path = (scratch.path() / "kernel.json").string();
 
   util::ChildLaunch launch;

@@ -11,6 +11,8 @@
 #include <system_error>
 #include <thread>
 
+#include "util/temporary_directory.hpp"
+
 namespace trnsim::sweep {
 
 namespace {
@@ -42,6 +44,9 @@ bool run_workers(const WorkerOptions& options,
                  const std::function<std::optional<WorkerTask>()>& next,
                  const std::function<void(const WorkerTask&, WorkerOutcome&&)>& done) {
   const unsigned parallel = std::max(1u, options.parallel);
+  // The workers' temporary files (an NKI kernel's traced JSON) go to a directory of this run,
+  // removed when it ends: a worker killed for its timeout cannot remove its own.
+  const util::TemporaryDirectory scratch("trnsim-sweep", "for the sweep workers' files");
   std::vector<Running> running;
   bool more = true;
   while (true) {
@@ -57,6 +62,7 @@ bool run_workers(const WorkerOptions& options,
       }
       util::ChildLaunch launch;
       launch.argv = task->argv;
+      launch.environment = {"TMPDIR=" + scratch.path().string()};
       util::ChildProcess child(launch);
       running.push_back(Running{std::move(*task), std::move(child), Clock::now()});
     }

@@ -272,9 +272,15 @@ def hangs(a):
   write_file(dir.file("spec.json"), R"({"kernel": {"file": "hangs.py::hangs",
     "inputs": {"a": "float32[128,4]"}}, "metrics": ["time_us"]})");
   const std::string results = dir.file("results.jsonl");
+  // The sweep's temporary files go under its own TMPDIR, so that what the killed worker left is
+  // seen: nothing may remain.
+  const std::string temporary = dir.file("tmp");
+  fs::create_directories(temporary);
   const auto sweep = trnsim(
-      Args{"sweep", dir.file("spec.json"), "-o", results, "--timeout", "1", "--progress", "none"});
+      Args{"sweep", dir.file("spec.json"), "-o", results, "--timeout", "1", "--progress", "none"},
+      {"TMPDIR=" + temporary});
   ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  EXPECT_TRUE(fs::is_empty(temporary)) << fs::directory_iterator(temporary)->path();
   const json record = json::parse(read_file(results));
   EXPECT_EQ(record["status"], "error");
   EXPECT_NE(record["error"].get<std::string>().find("timed out after 1 s"), std::string::npos)
