@@ -19,23 +19,10 @@ namespace trnsim {
 
 namespace {
 
-/// Provenance of a run, as cli::run_info() reports it.
+/// Provenance of a run, as `trnsim run` reports it.
 report::RunInfo run_info(const detail::KernelState& state) {
-  report::RunInfo info;
-  const kernel::Program& program = *state.program;
-  info.kernel_name = program.name;
-  info.kernel_file = program.file;
-  info.params = nlohmann::json::object();
-  for (std::size_t i = 0; i < program.params.size(); ++i) {
-    const std::uint32_t slot = program.param_slot(i);
-    if (!program.params[i].per_core && slot < state.prepared.global_env.size()) {
-      info.params[program.params[i].name] = state.prepared.global_env[slot];
-    }
-  }
-  info.kernel_hash = state.hash;
-  info.config_name = state.config.state().loaded.params.name;
-  info.version = TRNSIM_VERSION;
-  return info;
+  return report::run_info_of(*state.program, state.prepared, state.hash,
+                             state.config.state().loaded.params.name, TRNSIM_VERSION);
 }
 
 std::atomic<bool> simulated{false};

@@ -97,21 +97,8 @@ std::unique_ptr<core::InstructionSource> make_stream_source(const kernel::Prepar
 }
 
 report::RunInfo run_info(const LoadedKernel& loaded) {
-  report::RunInfo info;
-  const kernel::Program& program = *loaded.program;
-  info.kernel_name = program.name;
-  info.kernel_file = program.file;
-  info.params = nlohmann::json::object();
-  for (std::size_t i = 0; i < program.params.size(); ++i) {
-    const std::uint32_t slot = program.param_slot(i);
-    if (!program.params[i].per_core && slot < loaded.prepared.global_env.size()) {
-      info.params[program.params[i].name] = loaded.prepared.global_env[slot];
-    }
-  }
-  info.kernel_hash = loaded.kernel_hash;
-  info.config_name = loaded.config.params.name;
-  info.version = TRNSIM_VERSION;
-  return info;
+  return report::run_info_of(*loaded.program, loaded.prepared, loaded.kernel_hash,
+                             loaded.config.params.name, TRNSIM_VERSION);
 }
 
 }  // namespace trnsim::cli

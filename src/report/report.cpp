@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace trnsim::report {
 
@@ -188,6 +189,24 @@ std::string source_lines_table(const json& lines) {
 }
 
 }  // namespace
+
+RunInfo run_info_of(const kernel::Program& program, const kernel::PreparedKernel& prepared,
+                    std::string kernel_hash, std::string config_name, std::string version) {
+  RunInfo info;
+  info.kernel_name = program.name;
+  info.kernel_file = program.file;
+  info.params = json::object();
+  for (std::size_t i = 0; i < program.params.size(); ++i) {
+    const std::uint32_t slot = program.param_slot(i);
+    if (!program.params[i].per_core && slot < prepared.global_env.size()) {
+      info.params[program.params[i].name] = prepared.global_env[slot];
+    }
+  }
+  info.kernel_hash = std::move(kernel_hash);
+  info.config_name = std::move(config_name);
+  info.version = std::move(version);
+  return info;
+}
 
 json run_statistics(const core::SimulationResult& result, const config::Params& params,
                     const RunInfo& info) {

@@ -9,6 +9,7 @@
 
 #include "config/params.hpp"
 #include "core/simulation.hpp"
+#include "kernel/prepare.hpp"
 
 namespace trnsim::report {
 
@@ -21,6 +22,11 @@ struct RunInfo {
   std::string config_name;
   std::string version;
 };
+
+/// A run's provenance: the program's name and file, its resolved params (the per-core ones left
+/// out), and the given kernel hash, config name and trnsim version.
+RunInfo run_info_of(const kernel::Program& program, const kernel::PreparedKernel& prepared,
+                    std::string kernel_hash, std::string config_name, std::string version);
 
 /// Hierarchical statistics of one run (system -> cores -> engines), with derived metrics.
 nlohmann::json run_statistics(const core::SimulationResult& result, const config::Params& params,
