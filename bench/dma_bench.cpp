@@ -1,6 +1,7 @@
-// Simulator speed of the DMA/HBM model (dma::DmaSystem) alone, without NeuronCores: simulated DMA
-// bytes, packets and HBM transactions per wall-second, and the simulated DMA throughput.
-// Usage: dma_bench [t1v1|stream|curve] [CONFIG (default trn2; t1v1: trn1)] [BYTES_PER_PARTITION]
+// Simulator speed of the DMA/HBM model (dma::PacketMemorySystem) alone, without NeuronCores:
+// simulated DMA bytes, packets and HBM transactions per wall-second, and the simulated DMA
+// throughput. Usage: dma_bench [t1v1|stream|curve] [CONFIG (default trn2; t1v1: trn1)]
+// [BYTES_PER_PARTITION]
 //   t1v1    the DMA stream of calibration target T1's matmul v1: for m in 32, n in 16: for k in 64
 //           load lhsT [128,128] and rhs [128,512] bf16; then store [128,512]. 65,536 loads and 512
 //           stores, at most 4 DMAs in flight (double-buffered pairs).
@@ -19,7 +20,7 @@
 
 #include "config/load.hpp"
 #include "core/dma_backend.hpp"
-#include "dma/dma_system.hpp"
+#include "dma/packet_memory_system.hpp"
 #include "kernel/instruction.hpp"
 #include "memory/sim_time.hpp"
 #include "util/error.hpp"
@@ -65,7 +66,7 @@ Instruction copy(const AccessPattern& dst, const AccessPattern& src, std::uint8_
 class Driver : public sc_core::sc_module, public trnsim::core::DmaClient {
  public:
   SC_HAS_PROCESS(Driver);
-  Driver(sc_core::sc_module_name name, trnsim::dma::DmaSystem& system,
+  Driver(sc_core::sc_module_name name, trnsim::dma::PacketMemorySystem& system,
          std::vector<Instruction> dmas, std::size_t window)
       : sc_core::sc_module(name), system_(system), dmas_(std::move(dmas)), window_(window) {
     complete_.resize(dmas_.size(), -1.0);
@@ -95,7 +96,7 @@ class Driver : public sc_core::sc_module, public trnsim::core::DmaClient {
     }
   }
 
-  trnsim::dma::DmaSystem& system_;
+  trnsim::dma::PacketMemorySystem& system_;
   std::vector<Instruction> dmas_;
   std::size_t window_;
   std::vector<double> complete_;
@@ -178,7 +179,7 @@ int run(int argc, char** argv) {
     throw trnsim::InputError("command line", "unknown scenario '" + scenario + "'\n" + kUsage);
   }
 
-  trnsim::dma::DmaSystem system("memory", params, 1);
+  trnsim::dma::PacketMemorySystem system("memory", params, 1);
   Driver driver("driver", system, dmas, window);
   const auto start = std::chrono::steady_clock::now();
   const std::clock_t cpu_start = std::clock();

@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "dma/dma_system.hpp"
 #include "dma/flow_model.hpp"
+#include "dma/packet_memory_system.hpp"
 #include "dma/transfer_model.hpp"
 #include "util/error.hpp"
 
@@ -61,9 +61,9 @@ SimulationResult simulate(const config::Params& params, std::uint32_t cores,
   sc_core::sc_set_time_resolution(1, sc_core::SC_FS);
   route_systemc_reports_to_stderr();
   BarrierHub barrier(cores);
-  // dma.model selects the memory system's granularity (dma_system.hpp, flow_model.hpp,
+  // dma.model selects the memory system's granularity (packet_memory_system.hpp, flow_model.hpp,
   // transfer_model.hpp).
-  std::unique_ptr<dma::DmaSystem> packet_model;
+  std::unique_ptr<dma::PacketMemorySystem> packet_model;
   std::unique_ptr<dma::FlowLevelDma> flow_model;
   std::unique_ptr<dma::TransferLevelDma> transfer_model;
   DmaBackend* backend = nullptr;
@@ -74,7 +74,7 @@ SimulationResult simulate(const config::Params& params, std::uint32_t cores,
     flow_model = std::make_unique<dma::FlowLevelDma>("memory_system", params, cores);
     backend = flow_model.get();
   } else {
-    packet_model = std::make_unique<dma::DmaSystem>("memory_system", params, cores);
+    packet_model = std::make_unique<dma::PacketMemorySystem>("memory_system", params, cores);
     backend = packet_model.get();
   }
   DmaBackend& dma = *backend;

@@ -2,9 +2,9 @@
 // (round robin, or strict priority by queue class, switching only at packet boundaries), a
 // descriptor unit that processes one descriptor per dma.descriptor_overhead_ns and may prefetch
 // dma.descriptor_prefetch descriptors ahead of the data path, and a TLM-2.0 initiator socket.
-// The engine holds state and answers "which queue now"; DmaSystem runs the schedule (it owns the
-// global time order of all engines' transactions).
-// Leaves out: descriptor fetch traffic to HBM, DMA compute, the GpSimd-integrated DMA engines.
+// The engine holds state and answers "which queue now"; PacketMemorySystem runs the schedule (it
+// owns the global time order of all engines' transactions). Leaves out: descriptor fetch traffic to
+// HBM, DMA compute, the GpSimd-integrated DMA engines.
 #pragma once
 
 #include <tlm_utils/simple_initiator_socket.h>
@@ -24,7 +24,7 @@ namespace trnsim::dma {
 /// One DMA's share on one engine (possibly empty: the engine still writes its semaphore, in
 /// queue order).
 struct EngineItem {
-  std::uint32_t transfer = 0;  ///< DmaSystem transfer slot
+  std::uint32_t transfer = 0;  ///< PacketMemorySystem transfer slot
   PacketCursor cursor;
   double fetchable_ns = 0;        ///< descriptors exist from here (issue + descriptor generation)
   double ready_ns = 0;            ///< data may move from here (+ fixed cost: semaphore-to-start)
@@ -91,7 +91,7 @@ class DmaEngine : public sc_core::sc_module {
   std::uint32_t round_robin_next = 0;
   double busy_until_ns = 0;      ///< data path free
   double stall_until_ns = 0;     ///< back-pressure: last transaction's accept time
-  bool scheduled = false;        ///< an issue event is pending in DmaSystem
+  bool scheduled = false;        ///< an issue event is pending in PacketMemorySystem
   double scheduled_ns = 0;       ///< its time
   std::uint32_t generation = 0;  ///< events of older generations are stale
 

@@ -1,6 +1,6 @@
-// Per-core DMA counters and their JSON form, shared by both DMA models (DmaSystem, the packet
-// model, and TransferLevelDma), so `memory_system.dma.cores[]` has one schema whichever model
-// ran. Pure: no simulation.
+// Per-core DMA counters and their JSON form, shared by both DMA models (PacketMemorySystem, the
+// packet model, and TransferLevelDma), so `memory_system.dma.cores[]` has one schema whichever
+// model ran. Pure: no simulation.
 #pragma once
 
 #include <cstdint>

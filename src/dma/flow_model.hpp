@@ -1,6 +1,6 @@
 // The flow-level DMA model (`dma.model = flow`): the same engines, queues, descriptor costs,
-// caps and HBM stacks as the packet model (dma_system.hpp), with each DMA's share on each engine
-// moved as a fluid instead of packet by packet.
+// caps and HBM stacks as the packet model (packet_memory_system.hpp), with each DMA's share on each
+// engine moved as a fluid instead of packet by packet.
 //
 // Timing of a DMA issued at t on core p, as in the packet model: its descriptors exist from
 // f = t, or when its generator made them (hwdge/swdge: DescriptorGenerators); its data may move
@@ -56,7 +56,7 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
   void submit(std::uint32_t pid, std::uint64_t id, const kernel::Instruction& instruction,
               core::DmaClient& client) override;
 
-  /// The same top-level shape as DmaSystem::statistics ("dma" per core, "hbm" per stack),
+  /// The same top-level shape as PacketMemorySystem::statistics ("dma" per core, "hbm" per stack),
   /// without packet, channel and row-buffer figures; "model": "flow".
   nlohmann::json statistics(double elapsed_ns) const;
 

@@ -2,7 +2,7 @@
 // target socket, memories (HBM stacks, SBUF/PSUM endpoints) to its initiator socket; it routes
 // on the memory kind and space of the fabric address (memory/address_map.hpp) and passes the
 // local address on. Adds no time.
-// Leaves out: fabric bandwidth and latency (the per-core DMA cap is applied by DmaSystem).
+// Leaves out: fabric bandwidth and latency (the per-core DMA cap is applied by PacketMemorySystem).
 #pragma once
 
 #include <tlm_utils/multi_passthrough_initiator_socket.h>

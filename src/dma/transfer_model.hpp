@@ -1,6 +1,6 @@
 // The transfer-level DMA model (`dma.model = transfer`): the same engines, descriptor costs,
-// caps and HBM stacks as the packet model (dma_system.hpp), computed once per DMA instead of
-// per packet and per HBM granule, for runs where simulation speed matters more than memory
+// caps and HBM stacks as the packet model (packet_memory_system.hpp), computed once per DMA instead
+// of per packet and per HBM granule, for runs where simulation speed matters more than memory
 // detail (sweeps, long kernels).
 //
 // Timing of a DMA issued at t on core p, as in the packet model: its descriptors can be
@@ -57,7 +57,7 @@ class TransferLevelDma final : public core::DmaBackend {
   void submit_ahead(const sc_core::sc_time& now, std::uint32_t pid, std::uint64_t id,
                     const kernel::Instruction& instruction, core::DmaClient& client) override;
 
-  /// The same top-level shape as DmaSystem::statistics ("dma" per core, "hbm" per stack),
+  /// The same top-level shape as PacketMemorySystem::statistics ("dma" per core, "hbm" per stack),
   /// without packet, channel and row-buffer figures; "model": "transfer".
   nlohmann::json statistics(double elapsed_ns) const;
 

@@ -1,5 +1,5 @@
 // The three parts of a DMA's cost (docs/cost-models.md, "DMA"), each a contract on both DMA
-// models (packet: DmaSystem; transfer: TransferLevelDma), with times worked out by hand:
+// models (packet: PacketMemorySystem; transfer: TransferLevelDma), with times worked out by hand:
 //   (a) per-DMA latency: dma.fixed_cost_ns (after dma.hwdge_latency_ns of descriptor generation
 //       for hardware-generated descriptors; a DGE starts one DMA per dma.hwdge_cost_ns) from
 //       issue to the first data, overlapping every other DMA in flight on the same and other
@@ -65,7 +65,7 @@ void expect_latency_overlaps(Testbench& bench, double write_ns) {
 }
 
 TEST(DmaCostParts, PacketModelLatencyOverlapsDmasInFlight) {
-  DmaSystem system("memory", pinned(), 1);
+  PacketMemorySystem system("memory", pinned(), 1);
   Testbench bench("bench", system);
   expect_latency_overlaps(bench, 0.4);
 }
@@ -103,7 +103,7 @@ void expect_generators_one_at_a_time(Testbench& bench) {
 }
 
 TEST(DmaCostParts, PacketModelHardwareDgeStartsOneDmaPerOccupancy) {
-  DmaSystem system("memory", pinned(), 1);
+  PacketMemorySystem system("memory", pinned(), 1);
   Testbench bench("bench", system);
   expect_generators_one_at_a_time(bench);
 }
@@ -127,7 +127,7 @@ void expect_descriptor_bound(Testbench& bench, double tolerance) {
 }
 
 TEST(DmaCostParts, PacketModelDescriptorOccupancyBindsSmallDescriptors) {
-  DmaSystem system("memory", pinned(), 1);
+  PacketMemorySystem system("memory", pinned(), 1);
   Testbench bench("bench", system);
   expect_descriptor_bound(bench, 81.92 * 0.02);
 }
@@ -147,7 +147,7 @@ void expect_descriptors_hidden(Testbench& bench, double tolerance) {
 }
 
 TEST(DmaCostParts, PacketModelDescriptorOccupancyHidesBehindData) {
-  DmaSystem system("memory", pinned(), 1);
+  PacketMemorySystem system("memory", pinned(), 1);
   Testbench bench("bench", system);
   expect_descriptors_hidden(bench, 368.0 * 0.02);
 }
@@ -171,7 +171,7 @@ void expect_port_bound(Testbench& bench, double tolerance) {
 }
 
 TEST(DmaCostParts, PacketModelBytesPassTheEnginesAndTheHbmPort) {
-  DmaSystem system("memory", pinned({"dma.hbm_port_bandwidth_gbps=300"}), 1);
+  PacketMemorySystem system("memory", pinned({"dma.hbm_port_bandwidth_gbps=300"}), 1);
   Testbench bench("bench", system);
   expect_port_bound(bench, 300.0 * 0.03);
 }

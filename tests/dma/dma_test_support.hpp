@@ -1,6 +1,7 @@
 // Test support for the DMA tests: operand and instruction builders, and a SystemC testbench that
-// submits DMAs to a DmaSystem at given times and records their completions. One testbench per
-// test process (SystemC elaborates once per process; gtest_discover_tests runs each TEST alone).
+// submits DMAs to a PacketMemorySystem at given times and records their completions. One testbench
+// per test process (SystemC elaborates once per process; gtest_discover_tests runs each TEST
+// alone).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -15,7 +16,7 @@
 #include "config/load.hpp"
 #include "config/params.hpp"
 #include "core/dma_backend.hpp"
-#include "dma/dma_system.hpp"
+#include "dma/packet_memory_system.hpp"
 #include "kernel/instruction.hpp"
 #include "memory/sim_time.hpp"
 

@@ -1,4 +1,4 @@
-#include "dma/dma_system.hpp"
+#include "dma/packet_memory_system.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -14,8 +14,8 @@ using kernel::MemoryKind;
 
 using memory::kNeverNs;
 
-DmaSystem::DmaSystem(sc_core::sc_module_name name, const config::Params& params,
-                     std::uint32_t cores)
+PacketMemorySystem::PacketMemorySystem(sc_core::sc_module_name name, const config::Params& params,
+                                       std::uint32_t cores)
     : sc_core::sc_module(name),
       params_(params),
       cores_(std::max<std::uint32_t>(1, cores)),
@@ -68,14 +68,14 @@ DmaSystem::DmaSystem(sc_core::sc_module_name name, const config::Params& params,
   dont_initialize();
 }
 
-DmaSystem::~DmaSystem() = default;
+PacketMemorySystem::~PacketMemorySystem() = default;
 
-double DmaSystem::core_peak_bytes_per_ns() const {
+double PacketMemorySystem::core_peak_bytes_per_ns() const {
   return std::min(engines_per_core_ * engine_bytes_per_ns_, core_bytes_per_ns_);
 }
 
-std::uint64_t DmaSystem::fabric_prefix(const kernel::AccessPattern& pattern,
-                                       std::uint32_t pid) const {
+std::uint64_t PacketMemorySystem::fabric_prefix(const kernel::AccessPattern& pattern,
+                                                std::uint32_t pid) const {
   if (pattern.memory == MemoryKind::kHbm) {
     return memory::encode(MemoryKind::kHbm, layout_.of_operand(pattern.space, pid), 0);
   }
@@ -83,8 +83,8 @@ std::uint64_t DmaSystem::fabric_prefix(const kernel::AccessPattern& pattern,
   return memory::encode(pattern.memory, core, 0);
 }
 
-void DmaSystem::submit(std::uint32_t pid, std::uint64_t id, const kernel::Instruction& instruction,
-                       core::DmaClient& client) {
+void PacketMemorySystem::submit(std::uint32_t pid, std::uint64_t id,
+                                const kernel::Instruction& instruction, core::DmaClient& client) {
   const double now = memory::now_ns();
   pid = std::min(pid, cores_ - 1);
   std::uint32_t slot;
@@ -141,7 +141,7 @@ void DmaSystem::submit(std::uint32_t pid, std::uint64_t id, const kernel::Instru
   }
 }
 
-void DmaSystem::schedule(DmaEngine& engine, std::uint32_t engine_index, double time_ns) {
+void PacketMemorySystem::schedule(DmaEngine& engine, std::uint32_t engine_index, double time_ns) {
   // Never before what is already final (transactions reach the targets in time order).
   time_ns = std::max(time_ns, processed_ns_);
   if (engine.scheduled && engine.scheduled_ns <= time_ns) return;
@@ -156,7 +156,7 @@ void DmaSystem::schedule(DmaEngine& engine, std::uint32_t engine_index, double t
   if (!advancing_) wake_event_.notify(memory::from_ns(time_ns - memory::now_ns()));
 }
 
-void DmaSystem::wake() {
+void PacketMemorySystem::wake() {
   const double now = memory::now_ns();
   advancing_ = true;
   advance(now + lookahead_ns_ + memory::ns_per_tick());
@@ -164,7 +164,7 @@ void DmaSystem::wake() {
   if (!events_.empty()) wake_event_.notify(memory::from_ns(events_.top().time_ns - now));
 }
 
-void DmaSystem::advance(double horizon_ns) {
+void PacketMemorySystem::advance(double horizon_ns) {
   while (!events_.empty() && events_.top().time_ns <= horizon_ns) {
     const Event event = events_.top();
     events_.pop();
@@ -178,7 +178,7 @@ void DmaSystem::advance(double horizon_ns) {
   processed_ns_ = std::max(processed_ns_, horizon_ns);
 }
 
-void DmaSystem::issue_packet(std::uint32_t engine_index, double time_ns) {
+void PacketMemorySystem::issue_packet(std::uint32_t engine_index, double time_ns) {
   DmaEngine& engine = *engines_[engine_index];
   engine.scheduled = false;
   // The core's DMA cap as a rate with a burst allowance of one packet per engine: it delays
@@ -266,8 +266,9 @@ void DmaSystem::issue_packet(std::uint32_t engine_index, double time_ns) {
   }
 }
 
-void DmaSystem::report_packet(Transfer& transfer, const DmaEngine& engine, const Packet& packet,
-                              double start_ns, double end_ns, bool reads_hbm, bool writes_hbm) {
+void PacketMemorySystem::report_packet(Transfer& transfer, const DmaEngine& engine,
+                                       const Packet& packet, double start_ns, double end_ns,
+                                       bool reads_hbm, bool writes_hbm) {
   // The stack a packet touches: HBM addresses carry it in their space field.
   std::int32_t stack = -1;
   if (reads_hbm) stack = static_cast<std::int32_t>(memory::decode(packet.src_address).space);
@@ -294,7 +295,7 @@ void DmaSystem::report_packet(Transfer& transfer, const DmaEngine& engine, const
   report(event);
 }
 
-void DmaSystem::finish_packet(const Event& event) {
+void PacketMemorySystem::finish_packet(const Event& event) {
   DmaEngine& engine = *engines_[event.engine];
   const DmaEngine::Transport written =
       engine.transport(true, event.address, event.bytes, event.time_ns);
@@ -306,7 +307,7 @@ void DmaSystem::finish_packet(const Event& event) {
   complete_items(engine, queue);
 }
 
-void DmaSystem::complete_items(DmaEngine& engine, DmaQueue& queue) {
+void PacketMemorySystem::complete_items(DmaEngine& engine, DmaQueue& queue) {
   (void)engine;
   while (queue.items.begin() != queue.issue) {
     const EngineItem& item = queue.items.at(queue.items.begin());
@@ -319,7 +320,7 @@ void DmaSystem::complete_items(DmaEngine& engine, DmaQueue& queue) {
   }
 }
 
-void DmaSystem::engine_done(std::uint32_t slot, double done_ns) {
+void PacketMemorySystem::engine_done(std::uint32_t slot, double done_ns) {
   Transfer& transfer = transfers_[slot];
   transfer.complete_ns = std::max(transfer.complete_ns, done_ns);
   if (--transfer.pending > 0) return;
@@ -335,7 +336,7 @@ void DmaSystem::engine_done(std::uint32_t slot, double done_ns) {
   client->dma_complete(id, memory::from_ns(complete), transfer_ns);
 }
 
-nlohmann::json DmaSystem::statistics(double elapsed_ns) const {
+nlohmann::json PacketMemorySystem::statistics(double elapsed_ns) const {
   if (elapsed_ns <= 0) elapsed_ns = last_complete_ns_;
   nlohmann::json out;
   const double peak = core_peak_bytes_per_ns();

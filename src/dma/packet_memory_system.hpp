@@ -42,13 +42,14 @@
 
 namespace trnsim::dma {
 
-class DmaSystem : public sc_core::sc_module, public core::DmaBackend {
+class PacketMemorySystem : public sc_core::sc_module, public core::DmaBackend {
  public:
-  SC_HAS_PROCESS(DmaSystem);
+  SC_HAS_PROCESS(PacketMemorySystem);
 
   /// Elaborates the memory system for `cores` cores (global indices 0..cores-1).
-  DmaSystem(sc_core::sc_module_name name, const config::Params& params, std::uint32_t cores);
-  ~DmaSystem() override;
+  PacketMemorySystem(sc_core::sc_module_name name, const config::Params& params,
+                     std::uint32_t cores);
+  ~PacketMemorySystem() override;
 
   void submit(std::uint32_t pid, std::uint64_t id, const kernel::Instruction& instruction,
               core::DmaClient& client) override;
