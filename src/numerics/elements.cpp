@@ -1,0 +1,208 @@
+#include "numerics/elements.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "numerics/float_formats.hpp"
+
+namespace trnsim::numerics {
+
+namespace {
+
+using kernel::DType;
+
+template <class T>
+T load(const std::uint8_t* bytes) {
+  T value;
+  std::memcpy(&value, bytes, sizeof value);
+  return value;
+}
+
+template <class T>
+void store(T value, std::uint8_t* bytes) {
+  std::memcpy(bytes, &value, sizeof value);
+}
+
+/// Nearest integer (ties to even), saturated to [low, high]; NaN gives 0.
+double to_integer(double value, double low, double high) {
+  if (std::isnan(value)) return 0;
+  if (value <= low) return low;
+  if (value >= high) return high;
+  return std::nearbyint(value);  // the default rounding mode: to nearest, ties to even
+}
+
+template <class T>
+void store_integer(double value, std::uint8_t* bytes) {
+  const double low = static_cast<double>(std::numeric_limits<T>::min());
+  const double high = static_cast<double>(std::numeric_limits<T>::max());
+  store(static_cast<T>(to_integer(value, low, high)), bytes);
+}
+
+const FloatFormat* small_float_format(DType dtype) {
+  switch (dtype) {
+    case DType::kBFloat16:
+      return &kBFloat16;
+    case DType::kFloat16:
+      return &kFloat16;
+    case DType::kTFloat32:
+      return &kTFloat32;
+    case DType::kFloat8E4M3:
+      return &kFloat8E4M3;
+    case DType::kFloat8E5M2:
+      return &kFloat8E5M2;
+    case DType::kFloat8E4M3Fn:
+      return &kFloat8E4M3Fn;
+    default:
+      return nullptr;
+  }
+}
+
+[[noreturn]] void unsupported(DType dtype) {
+  throw std::invalid_argument("element type " + std::string(kernel::dtype_name(dtype)) +
+                              " has no functional model");
+}
+
+}  // namespace
+
+bool is_supported(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat8E8M0Fnu:
+    case DType::kFloat8E4M3FnX4:
+    case DType::kFloat8E5M2X4:
+    case DType::kFloat4E2M1FnX4:
+      return false;
+    default:
+      return true;
+  }
+}
+
+double decode_element(DType dtype, const std::uint8_t* bytes) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return load<float>(bytes);
+    case DType::kTFloat32:
+      return decode(kTFloat32, load<std::uint32_t>(bytes) >> 13);
+    case DType::kBFloat16:
+    case DType::kFloat16:
+      return decode(*small_float_format(dtype), load<std::uint16_t>(bytes));
+    case DType::kFloat8E4M3:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E4M3Fn:
+      return decode(*small_float_format(dtype), bytes[0]);
+    case DType::kInt8:
+      return load<std::int8_t>(bytes);
+    case DType::kInt16:
+      return load<std::int16_t>(bytes);
+    case DType::kInt32:
+      return load<std::int32_t>(bytes);
+    case DType::kUInt8:
+      return bytes[0];
+    case DType::kUInt16:
+      return load<std::uint16_t>(bytes);
+    case DType::kUInt32:
+      return load<std::uint32_t>(bytes);
+    case DType::kBool:
+      return bytes[0] != 0 ? 1.0 : 0.0;
+    case DType::kFloat8E8M0Fnu:
+    case DType::kFloat8E4M3FnX4:
+    case DType::kFloat8E5M2X4:
+    case DType::kFloat4E2M1FnX4:
+      break;
+  }
+  unsupported(dtype);
+}
+
+void encode_element(DType dtype, double value, std::uint8_t* bytes) {
+  switch (dtype) {
+    case DType::kFloat32:
+      store(static_cast<float>(value), bytes);
+      return;
+    case DType::kTFloat32:
+      store(encode(kTFloat32, static_cast<float>(value)) << 13, bytes);
+      return;
+    case DType::kBFloat16:
+    case DType::kFloat16:
+      store(
+          static_cast<std::uint16_t>(encode(*small_float_format(dtype), static_cast<float>(value))),
+          bytes);
+      return;
+    case DType::kFloat8E4M3:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E4M3Fn:
+      bytes[0] =
+          static_cast<std::uint8_t>(encode(*small_float_format(dtype), static_cast<float>(value)));
+      return;
+    case DType::kInt8:
+      store_integer<std::int8_t>(value, bytes);
+      return;
+    case DType::kInt16:
+      store_integer<std::int16_t>(value, bytes);
+      return;
+    case DType::kInt32:
+      store_integer<std::int32_t>(value, bytes);
+      return;
+    case DType::kUInt8:
+      store_integer<std::uint8_t>(value, bytes);
+      return;
+    case DType::kUInt16:
+      store_integer<std::uint16_t>(value, bytes);
+      return;
+    case DType::kUInt32:
+      store_integer<std::uint32_t>(value, bytes);
+      return;
+    case DType::kBool:
+      bytes[0] = value != 0 ? 1 : 0;
+      return;
+    case DType::kFloat8E8M0Fnu:
+    case DType::kFloat8E4M3FnX4:
+    case DType::kFloat8E5M2X4:
+    case DType::kFloat4E2M1FnX4:
+      break;
+  }
+  unsupported(dtype);
+}
+
+double round_to(DType dtype, double value) {
+  std::uint8_t bytes[4] = {};
+  encode_element(dtype, value, bytes);
+  return decode_element(dtype, bytes);
+}
+
+std::optional<UnwrittenElement> gather(const MemoryImage& image,
+                                       const kernel::AccessPattern& pattern,
+                                       std::vector<double>& values) {
+  if (!is_supported(pattern.dtype)) unsupported(pattern.dtype);
+  values.clear();
+  values.reserve(pattern.elements());
+  const std::uint32_t element_bytes = kernel::dtype_bytes(pattern.dtype);
+  std::optional<UnwrittenElement> unwritten;
+  std::uint8_t bytes[4];
+  for_each_element(pattern, [&](const SpaceKey& key, std::uint64_t address) {
+    const auto missing = image.read(key, address, std::span<std::uint8_t>(bytes, element_bytes));
+    if (missing && !unwritten) unwritten = UnwrittenElement{key, address, values.size()};
+    values.push_back(decode_element(pattern.dtype, bytes));
+  });
+  return unwritten;
+}
+
+void scatter(MemoryImage& image, const kernel::AccessPattern& pattern,
+             std::span<const double> values) {
+  if (!is_supported(pattern.dtype)) unsupported(pattern.dtype);
+  if (values.size() != pattern.elements()) {
+    throw std::logic_error("internal error: scatter of " + std::to_string(values.size()) +
+                           " values into a pattern of " + std::to_string(pattern.elements()) +
+                           " elements");
+  }
+  const std::uint32_t element_bytes = kernel::dtype_bytes(pattern.dtype);
+  std::size_t next = 0;
+  std::uint8_t bytes[4];
+  for_each_element(pattern, [&](const SpaceKey& key, std::uint64_t address) {
+    encode_element(pattern.dtype, values[next++], bytes);
+    image.write(key, address, std::span<const std::uint8_t>(bytes, element_bytes));
+  });
+}
+
+}  // namespace trnsim::numerics

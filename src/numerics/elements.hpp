@@ -1,0 +1,104 @@
+// Element values of access patterns: decoding and encoding one element of each element type,
+// and reading (gather) and writing (scatter) all elements of a kernel::AccessPattern in its
+// logical order, the row-major order of AccessPattern::logical_shape() (on-chip patterns with
+// the partition dimension at its partition_axis).
+//
+// Values travel as double, which holds every value of every supported type exactly. Encoding
+// rounds: floating-point types to nearest, ties to even (float_formats.hpp; float32 by the host's
+// IEEE conversion); integer types to the nearest integer, ties to even, saturating at the
+// type's range, NaN giving 0 (the hardware's float-to-integer rule is not published, so this is
+// a choice). bool stores 1 for any nonzero value.
+// Leaves out: the packed MX types (float8_e4m3fn_x4, float8_e5m2_x4, float4_e2m1fn_x4) and
+// float8_e8m0fnu, which encode_element / decode_element reject (is_supported is false).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "kernel/instruction.hpp"
+#include "numerics/memory_image.hpp"
+
+namespace trnsim::numerics {
+
+/// True when elements of `dtype` can be decoded and encoded.
+bool is_supported(kernel::DType dtype);
+
+/// The value of the element of `dtype` stored little-endian at `bytes`.
+double decode_element(kernel::DType dtype, const std::uint8_t* bytes);
+
+/// Stores `value`, rounded to `dtype` (see the header comment), little-endian at `bytes`.
+void encode_element(kernel::DType dtype, double value, std::uint8_t* bytes);
+
+/// `value` rounded to what an element of `dtype` holds (decode(encode(value))).
+double round_to(kernel::DType dtype, double value);
+
+/// A read of bytes that nothing wrote: the first such element of a pattern.
+struct UnwrittenElement {
+  SpaceKey where;
+  std::uint64_t address = 0;  ///< byte address of the element (in its partition, on-chip)
+  std::uint64_t index = 0;    ///< its position in the pattern's logical order
+};
+
+/// Calls visit(key, address) for every element of `pattern` in logical order: the space
+/// (memory, chip or core, partition) and byte address of each.
+template <class Visit>
+void for_each_element(const kernel::AccessPattern& pattern, Visit&& visit) {
+  struct Dim {
+    std::uint64_t size;
+    std::int64_t stride_bytes;  ///< 0 for the partition dimension
+    bool partition;
+  };
+  Dim dims[kernel::kMaxPatternDims + 1];
+  std::size_t count = 0;
+  const auto element_bytes = static_cast<std::int64_t>(kernel::dtype_bytes(pattern.dtype));
+  for (std::uint8_t d = 0; d <= pattern.rank; ++d) {
+    if (pattern.on_chip() && d == pattern.partition_axis) {
+      dims[count++] = Dim{pattern.partitions, 0, true};
+    }
+    if (d < pattern.rank)
+      dims[count++] = Dim{pattern.sizes[d], pattern.strides[d] * element_bytes, false};
+  }
+  std::uint64_t total = 1;
+  for (std::size_t d = 0; d < count; ++d) total *= dims[d].size;
+  if (total == 0) return;
+  std::uint64_t index[kernel::kMaxPatternDims + 1] = {};
+  SpaceKey key{pattern.memory, pattern.space, pattern.on_chip() ? pattern.partition_start : 0};
+  std::int64_t address = static_cast<std::int64_t>(pattern.offset);
+  for (std::uint64_t n = 0; n < total; ++n) {
+    visit(key, static_cast<std::uint64_t>(address));
+    // Odometer: advance the innermost dimension, carrying outwards.
+    for (std::size_t d = count; d-- > 0;) {
+      if (++index[d] < dims[d].size) {
+        if (dims[d].partition) {
+          ++key.partition;
+        } else {
+          address += dims[d].stride_bytes;
+        }
+        break;
+      }
+      index[d] = 0;
+      if (dims[d].partition) {
+        key.partition = pattern.partition_start;
+      } else {
+        address -= dims[d].stride_bytes * static_cast<std::int64_t>(dims[d].size - 1);
+      }
+    }
+  }
+}
+
+/// The values of every element of `pattern`, in logical order, into `values` (resized). Returns
+/// the first element whose bytes were not all written before, if any (its value is read as if
+/// the bytes were zero).
+std::optional<UnwrittenElement> gather(const MemoryImage& image,
+                                       const kernel::AccessPattern& pattern,
+                                       std::vector<double>& values);
+
+/// Writes `values` (one per element, logical order; size must equal pattern.elements()) into
+/// the elements of `pattern`, each rounded to the pattern's dtype. A later element written to
+/// the same bytes wins.
+void scatter(MemoryImage& image, const kernel::AccessPattern& pattern,
+             std::span<const double> values);
+
+}  // namespace trnsim::numerics
