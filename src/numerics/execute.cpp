@@ -1,0 +1,459 @@
+#include "numerics/execute.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+#include <vector>
+
+namespace trnsim::numerics {
+
+namespace {
+
+using kernel::ActivationFunc;
+using kernel::AluOp;
+using kernel::Instruction;
+using kernel::Opcode;
+using kernel::ScalarKind;
+using kernel::Slot;
+
+/// A pattern's values by partition: rows = partitions (1 for HBM), each row its elements in
+/// logical order.
+struct Matrix {
+  std::uint32_t rows = 0;
+  std::uint64_t cols = 0;
+  std::vector<double> values;  ///< row-major
+  double at(std::uint64_t row, std::uint64_t col) const { return values[row * cols + col]; }
+  double& at(std::uint64_t row, std::uint64_t col) { return values[row * cols + col]; }
+};
+
+std::uint32_t rows_of(const kernel::AccessPattern& pattern) {
+  return pattern.on_chip() ? pattern.partitions : 1;
+}
+
+/// Reads operands, remembering the first unwritten element and whether any value read is
+/// not finite.
+class Reader {
+ public:
+  Reader(const MemoryImage& image, ExecutionNotes& notes) : image_(image), notes_(notes) {}
+
+  std::vector<double> flat(const Instruction& instruction, Slot slot) {
+    std::vector<double> values;
+    const auto unwritten = gather(image_, instruction.operand(slot), values);
+    if (unwritten && !notes_.unwritten) {
+      notes_.unwritten = unwritten;
+      notes_.unwritten_slot = slot;
+    }
+    for (const double v : values) {
+      if (!std::isfinite(v)) input_non_finite_ = true;
+    }
+    return values;
+  }
+
+  Matrix matrix(const Instruction& instruction, Slot slot) {
+    const kernel::AccessPattern& pattern = instruction.operand(slot);
+    const std::vector<double> values = flat(instruction, slot);
+    Matrix m;
+    m.rows = rows_of(pattern);
+    m.cols = pattern.elements_per_partition();
+    m.values.resize(values.size());
+    std::vector<std::uint64_t> next(m.rows, 0);
+    std::size_t i = 0;
+    const std::uint32_t first = pattern.on_chip() ? pattern.partition_start : 0;
+    for_each_element(pattern, [&](const SpaceKey& key, std::uint64_t) {
+      const std::uint32_t row = key.partition - first;
+      m.at(row, next[row]++) = values[i++];
+    });
+    return m;
+  }
+
+  bool input_non_finite() const { return input_non_finite_; }
+
+ private:
+  const MemoryImage& image_;
+  ExecutionNotes& notes_;
+  bool input_non_finite_ = false;
+};
+
+/// Stores values in dst's logical order, noting the first non-finite one.
+void store_flat(MemoryImage& image, const Instruction& instruction,
+                const std::vector<double>& values, bool input_non_finite, ExecutionNotes& notes) {
+  if (!input_non_finite) {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (!std::isfinite(round_to(instruction.dst().dtype, values[i]))) {
+        notes.first_non_finite = i;
+        break;
+      }
+    }
+  }
+  scatter(image, instruction.dst(), values);
+}
+
+void store_matrix(MemoryImage& image, const Instruction& instruction, const Matrix& m,
+                  bool input_non_finite, ExecutionNotes& notes) {
+  const kernel::AccessPattern& dst = instruction.dst();
+  std::vector<double> values(m.values.size());
+  std::vector<std::uint64_t> next(m.rows, 0);
+  std::size_t i = 0;
+  const std::uint32_t first = dst.on_chip() ? dst.partition_start : 0;
+  for_each_element(dst, [&](const SpaceKey& key, std::uint64_t) {
+    const std::uint32_t row = key.partition - first;
+    values[i++] = m.at(row, next[row]++);
+  });
+  store_flat(image, instruction, values, input_non_finite, notes);
+}
+
+float f32(double value) {
+  return static_cast<float>(value);
+}
+
+/// a op b in float32 (comparisons and logical ops give 1 or 0; bitwise ops act on the values
+/// as 32-bit integers).
+double alu(AluOp op, double a_in, double b_in) {
+  const float a = f32(a_in);
+  const float b = f32(b_in);
+  const auto ia = static_cast<std::int64_t>(a_in);
+  const auto ib = static_cast<std::int64_t>(b_in);
+  switch (op) {
+    case AluOp::kNone:
+    case AluOp::kBypass:
+      return a;
+    case AluOp::kAdd:
+      return a + b;
+    case AluOp::kSubtract:
+      return a - b;
+    case AluOp::kMultiply:
+      return a * b;
+    case AluOp::kDivide:
+      return a / b;
+    case AluOp::kMax:
+      return std::fmax(a, b);
+    case AluOp::kMin:
+      return std::fmin(a, b);
+    case AluOp::kPower:
+      return f32(std::pow(a_in, b_in));
+    case AluOp::kMod:
+      return std::fmod(a, b);
+    case AluOp::kAbsMax:
+      return std::fmax(std::fabs(a), std::fabs(b));
+    case AluOp::kAbsMin:
+      return std::fmin(std::fabs(a), std::fabs(b));
+    case AluOp::kAverage:
+      return (a + b) / 2.0f;
+    case AluOp::kBitwiseAnd:
+      return static_cast<double>(static_cast<std::int32_t>(ia & ib));
+    case AluOp::kBitwiseOr:
+      return static_cast<double>(static_cast<std::int32_t>(ia | ib));
+    case AluOp::kBitwiseXor:
+      return static_cast<double>(static_cast<std::int32_t>(ia ^ ib));
+    case AluOp::kInvert:
+      return static_cast<double>(static_cast<std::int32_t>(~ia));
+    case AluOp::kLeftShift:
+      return static_cast<double>(
+          static_cast<std::int32_t>(static_cast<std::uint32_t>(ia) << (ib & 31)));
+    case AluOp::kRightShift:
+      return static_cast<double>(static_cast<std::int32_t>(ia) >> (ib & 31));
+    case AluOp::kLogicalAnd:
+      return (a != 0 && b != 0) ? 1.0 : 0.0;
+    case AluOp::kLogicalOr:
+      return (a != 0 || b != 0) ? 1.0 : 0.0;
+    case AluOp::kLogicalXor:
+      return ((a != 0) != (b != 0)) ? 1.0 : 0.0;
+    case AluOp::kEqual:
+      return a == b ? 1.0 : 0.0;
+    case AluOp::kNotEqual:
+      return a != b ? 1.0 : 0.0;
+    case AluOp::kGreater:
+      return a > b ? 1.0 : 0.0;
+    case AluOp::kGreaterEqual:
+      return a >= b ? 1.0 : 0.0;
+    case AluOp::kLess:
+      return a < b ? 1.0 : 0.0;
+    case AluOp::kLessEqual:
+      return a <= b ? 1.0 : 0.0;
+  }
+  return a;
+}
+
+double sigmoid(double x) {
+  return 1.0 / (1.0 + std::exp(-x));
+}
+
+double activation(ActivationFunc func, double x) {
+  constexpr double kInvSqrt2 = 0.70710678118654752440;
+  const double pdf = std::exp(-0.5 * x * x) / std::sqrt(2.0 * std::numbers::pi);
+  const double cdf = 0.5 * (1.0 + std::erf(x * kInvSqrt2));
+  switch (func) {
+    case ActivationFunc::kCopy:
+      return x;
+    case ActivationFunc::kAbs:
+      return std::fabs(x);
+    case ActivationFunc::kArctan:
+      return std::atan(x);
+    case ActivationFunc::kErf:
+      return std::erf(x);
+    case ActivationFunc::kErfDx:
+      return 2.0 / std::sqrt(std::numbers::pi) * std::exp(-x * x);
+    case ActivationFunc::kExp:
+      return std::exp(x);
+    case ActivationFunc::kGelu:
+      return x * cdf;
+    case ActivationFunc::kGeluDx:
+      return cdf + x * pdf;
+    case ActivationFunc::kGeluApprxTanh:
+      return 0.5 * x *
+             (1.0 + std::tanh(std::sqrt(2.0 / std::numbers::pi) * (x + 0.044715 * x * x * x)));
+    case ActivationFunc::kGeluApprxSigmoid:
+      return x * sigmoid(1.702 * x);
+    case ActivationFunc::kGeluApprxSigmoidDx: {
+      const double s = sigmoid(1.702 * x);
+      return s + 1.702 * x * s * (1.0 - s);
+    }
+    case ActivationFunc::kLog:
+      return std::log(x);
+    case ActivationFunc::kMish:
+      return x * std::tanh(std::log1p(std::exp(x)));
+    case ActivationFunc::kPrelu:
+      break;
+    case ActivationFunc::kReciprocal:
+      return 1.0 / x;
+    case ActivationFunc::kRelu:
+      return x > 0 ? x : 0.0;
+    case ActivationFunc::kRsqrt:
+      return 1.0 / std::sqrt(x);
+    case ActivationFunc::kSigmoid:
+      return sigmoid(x);
+    case ActivationFunc::kSign:
+      return x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0);
+    case ActivationFunc::kSilu:
+      return x * sigmoid(x);
+    case ActivationFunc::kSiluDx: {
+      const double s = sigmoid(x);
+      return s * (1.0 + x * (1.0 - s));
+    }
+    case ActivationFunc::kSin:
+      return std::sin(x);
+    case ActivationFunc::kSoftplus:
+      return std::log1p(std::exp(x));
+    case ActivationFunc::kSqrt:
+      return std::sqrt(x);
+    case ActivationFunc::kSquare:
+      return x * x;
+    case ActivationFunc::kTanh:
+      return std::tanh(x);
+  }
+  throw std::logic_error("internal error: activation function without semantics");
+}
+
+/// A scalar operand: a number, or per partition the [P, 1] tile's value.
+struct Scalar {
+  ScalarKind kind = ScalarKind::kNone;
+  double value = 0;
+  Matrix tile;
+  double at(std::uint64_t row) const {
+    return kind == ScalarKind::kTensor ? tile.at(row, 0) : value;
+  }
+};
+
+Scalar scalar(Reader& reader, const Instruction& instruction, ScalarKind kind, double value,
+              Slot slot, double absent) {
+  Scalar s;
+  s.kind = kind;
+  s.value = kind == ScalarKind::kNone ? absent : value;
+  if (kind == ScalarKind::kTensor) s.tile = reader.matrix(instruction, slot);
+  return s;
+}
+
+void elementwise_copy(const Instruction& instruction, MemoryImage& image, ExecutionNotes& notes) {
+  Reader reader(image, notes);
+  std::vector<double> values = reader.flat(instruction, Slot::kSrc);
+  store_flat(image, instruction, values, reader.input_non_finite(), notes);
+}
+
+void tensor_reduce(const Instruction& instruction, MemoryImage& image, ExecutionNotes& notes) {
+  Reader reader(image, notes);
+  const kernel::AccessPattern& src = instruction.src();
+  const Matrix in = reader.matrix(instruction, Slot::kSrc);
+  // Free shape of src (its pattern dimensions, outer first) and which of them are reduced.
+  std::uint64_t kept = 1;
+  for (std::uint8_t d = 0; d < src.rank; ++d) {
+    if ((instruction.reduce_axes >> d & 1) == 0) kept *= src.sizes[d];
+  }
+  Matrix out;
+  out.rows = in.rows;
+  out.cols = kept;
+  out.values.assign(static_cast<std::size_t>(in.rows) * kept, 0.0);
+  std::vector<bool> started(out.values.size(), false);
+  for (std::uint32_t row = 0; row < in.rows; ++row) {
+    for (std::uint64_t col = 0; col < in.cols; ++col) {
+      // Index of the kept dimensions of this element (row-major over the kept sizes).
+      std::uint64_t rest = col;
+      std::uint64_t target = 0;
+      std::uint64_t weight = 1;
+      for (int d = src.rank - 1; d >= 0; --d) {
+        const std::uint64_t index = rest % src.sizes[d];
+        rest /= src.sizes[d];
+        if ((instruction.reduce_axes >> d & 1) == 0) {
+          target += index * weight;
+          weight *= src.sizes[d];
+        }
+      }
+      const std::size_t slot = static_cast<std::size_t>(row) * kept + target;
+      out.values[slot] = started[slot] ? alu(instruction.alu, out.values[slot], in.at(row, col))
+                                       : f32(in.at(row, col));
+      started[slot] = true;
+    }
+  }
+  if (instruction.negate) {
+    for (double& v : out.values) v = -v;
+  }
+  store_matrix(image, instruction, out, reader.input_non_finite(), notes);
+}
+
+}  // namespace
+
+std::optional<std::string> unsupported_reason(const Instruction& instruction) {
+  for (const kernel::AccessPattern& operand : instruction.operands) {
+    if (operand.used() && !is_supported(operand.dtype)) {
+      return "element type " + std::string(kernel::dtype_name(operand.dtype)) +
+             " has no functional model";
+    }
+  }
+  const std::string op(kernel::opcode_name(instruction.opcode));
+  switch (instruction.opcode) {
+    case Opcode::kDmaCopy:
+    case Opcode::kTensorCopy:
+    case Opcode::kMemset:
+    case Opcode::kTensorTensor:
+    case Opcode::kReciprocal:
+    case Opcode::kNcTranspose:
+      return std::nullopt;
+    case Opcode::kTensorScalar:
+      if (instruction.operand(Slot::kReduceDst).used()) return op + " with reduce_res";
+      return std::nullopt;
+    case Opcode::kActivation:
+      if (instruction.operand(Slot::kReduceDst).used()) return op + " with reduce_res";
+      if (instruction.func == ActivationFunc::kPrelu) return "activation function prelu";
+      return std::nullopt;
+    case Opcode::kNcMatmul:
+      if (instruction.is_transpose) return op + " with is_transpose";
+      return std::nullopt;
+    case Opcode::kTensorReduce:
+      return std::nullopt;
+    default:
+      return op;
+  }
+}
+
+ExecutionNotes execute(const Instruction& instruction, MemoryImage& image) {
+  ExecutionNotes notes;
+  switch (instruction.opcode) {
+    case Opcode::kDmaCopy:
+    case Opcode::kTensorCopy:
+      elementwise_copy(instruction, image, notes);
+      return notes;
+    case Opcode::kMemset: {
+      const std::vector<double> values(instruction.dst().elements(), instruction.fill_value);
+      store_flat(image, instruction, values, !std::isfinite(instruction.fill_value), notes);
+      return notes;
+    }
+    case Opcode::kTensorTensor: {
+      Reader reader(image, notes);
+      std::vector<double> a = reader.flat(instruction, Slot::kSrc);
+      const std::vector<double> b = reader.flat(instruction, Slot::kIn1);
+      for (std::size_t i = 0; i < a.size(); ++i) a[i] = alu(instruction.alu, a[i], b[i]);
+      store_flat(image, instruction, a, reader.input_non_finite(), notes);
+      return notes;
+    }
+    case Opcode::kTensorScalar: {
+      Reader reader(image, notes);
+      Matrix m = reader.matrix(instruction, Slot::kSrc);
+      const Scalar a0 = scalar(reader, instruction, instruction.operand0_kind,
+                               instruction.operand0_value, Slot::kAux0, 0.0);
+      const Scalar a1 = scalar(reader, instruction, instruction.operand1_kind,
+                               instruction.operand1_value, Slot::kAux1, 0.0);
+      for (std::uint32_t row = 0; row < m.rows; ++row) {
+        for (std::uint64_t col = 0; col < m.cols; ++col) {
+          double v = m.at(row, col);
+          v = instruction.reverse0 ? alu(instruction.op0, a0.at(row), v)
+                                   : alu(instruction.op0, v, a0.at(row));
+          if (instruction.op1 != AluOp::kNone) {
+            v = instruction.reverse1 ? alu(instruction.op1, a1.at(row), v)
+                                     : alu(instruction.op1, v, a1.at(row));
+          }
+          m.at(row, col) = v;
+        }
+      }
+      store_matrix(image, instruction, m, reader.input_non_finite(), notes);
+      return notes;
+    }
+    case Opcode::kActivation: {
+      Reader reader(image, notes);
+      Matrix m = reader.matrix(instruction, Slot::kSrc);
+      const Scalar scale = scalar(reader, instruction, instruction.scale_kind,
+                                  instruction.scale_value, Slot::kAux1, 1.0);
+      const Scalar bias = scalar(reader, instruction, instruction.bias_kind, instruction.bias_value,
+                                 Slot::kAux0, 0.0);
+      for (std::uint32_t row = 0; row < m.rows; ++row) {
+        for (std::uint64_t col = 0; col < m.cols; ++col) {
+          const float x = f32(m.at(row, col)) * f32(scale.at(row)) + f32(bias.at(row));
+          m.at(row, col) = f32(activation(instruction.func, x));
+        }
+      }
+      store_matrix(image, instruction, m, reader.input_non_finite(), notes);
+      return notes;
+    }
+    case Opcode::kReciprocal: {
+      Reader reader(image, notes);
+      std::vector<double> values = reader.flat(instruction, Slot::kSrc);
+      for (double& v : values) v = 1.0f / f32(v);
+      store_flat(image, instruction, values, reader.input_non_finite(), notes);
+      return notes;
+    }
+    case Opcode::kNcTranspose: {
+      Reader reader(image, notes);
+      const Matrix in = reader.matrix(instruction, Slot::kSrc);
+      Matrix out;
+      out.rows = static_cast<std::uint32_t>(in.cols);
+      out.cols = in.rows;
+      out.values.resize(in.values.size());
+      for (std::uint32_t row = 0; row < in.rows; ++row) {
+        for (std::uint64_t col = 0; col < in.cols; ++col) out.at(col, row) = in.at(row, col);
+      }
+      store_matrix(image, instruction, out, reader.input_non_finite(), notes);
+      return notes;
+    }
+    case Opcode::kNcMatmul: {
+      Reader reader(image, notes);
+      const Matrix stationary = reader.matrix(instruction, Slot::kStationary);  // [K, M]
+      const Matrix moving = reader.matrix(instruction, Slot::kSrc);             // [K, N]
+      Matrix out;
+      if (instruction.accumulate) {
+        out = reader.matrix(instruction, Slot::kDst);
+      } else {
+        out.rows = static_cast<std::uint32_t>(stationary.cols);
+        out.cols = moving.cols;
+        out.values.assign(out.rows * out.cols, 0.0);
+      }
+      for (std::uint64_t m = 0; m < stationary.cols; ++m) {
+        for (std::uint64_t n = 0; n < moving.cols; ++n) {
+          float sum = f32(out.at(m, n));
+          for (std::uint32_t k = 0; k < stationary.rows; ++k) {
+            sum += f32(stationary.at(k, m)) * f32(moving.at(k, n));
+          }
+          out.at(m, n) = sum;
+        }
+      }
+      store_matrix(image, instruction, out, reader.input_non_finite(), notes);
+      return notes;
+    }
+    case Opcode::kTensorReduce:
+      tensor_reduce(instruction, image, notes);
+      return notes;
+    default:
+      throw std::logic_error("internal error: execute() of " +
+                             std::string(kernel::opcode_name(instruction.opcode)) +
+                             ", which has no functional model");
+  }
+}
+
+}  // namespace trnsim::numerics

@@ -1,0 +1,55 @@
+// What an instruction does to values: the functional semantics of the kernel ops, applied to a
+// MemoryImage. Arithmetic is in float32, as the engines compute (operands are decoded exactly,
+// each result is rounded once to float32 and then to the destination's type on store);
+// nc_matmul accumulates in float32 into PSUM (products of the inputs' values, summed over the
+// contraction dimension in ascending partition order; the hardware's summation order is not
+// published).
+//
+// Semantics per op (NKI ISA names; `x` an input element, per partition p where noted):
+//   dma_copy, tensor_copy   dst = src, element by element in logical order (a cast on store)
+//   memset                  dst = value
+//   tensor_tensor           dst = in0 op in1
+//   tensor_scalar           dst = (x op0 a0) op1 a1; a0, a1 numbers or [P, 1] tiles (per p);
+//                           reverse0/1 swap each op's operands
+//   activation              dst = func(x * scale + bias); scale, bias numbers or [P, 1] tiles
+//   reciprocal              dst = 1 / x
+//   nc_matmul               dst[M, N] (+)= stationary[K, M]^T moving[K, N] (accumulate: add
+//                           to what dst holds)
+//   nc_transpose            dst[F, P] = src[P, F]
+//   tensor_reduce           dst = op over the free axes in reduce_axes (negate: times -1)
+// Activation functions use their textbook definitions in float64, rounded to float32 (the
+// hardware's approximations are not published): gelu = x Phi(x) with the error function,
+// gelu_apprx_tanh = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), gelu_apprx_sigmoid =
+// x sigmoid(1.702 x), silu = x sigmoid(x), softplus = log(1 + e^x), mish = x tanh(softplus x),
+// and the *_dx functions their derivatives.
+// Leaves out (is_supported is false): prelu, accumulating reductions (reduce_dst), iota,
+// affine_select, scans, bn_stats/bn_aggr, select, exponential, dma_transpose, nc_matmul_mx and
+// is_transpose matmuls, collectives, send/recv, and the packed MX types.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "kernel/instruction.hpp"
+#include "numerics/elements.hpp"
+#include "numerics/memory_image.hpp"
+
+namespace trnsim::numerics {
+
+/// Empty when execute() models `instruction`, else why not (for a message).
+std::optional<std::string> unsupported_reason(const kernel::Instruction& instruction);
+
+/// What an instruction's execution noticed.
+struct ExecutionNotes {
+  /// The first element read whose bytes nothing wrote, and the operand slot it belongs to.
+  std::optional<UnwrittenElement> unwritten;
+  kernel::Slot unwritten_slot = kernel::Slot::kSrc;
+  /// Index (logical order of dst) of the first non-finite value stored, if an input had none.
+  std::optional<std::uint64_t> first_non_finite;
+};
+
+/// Applies `instruction` to `image`. Precondition: !unsupported_reason(instruction).
+ExecutionNotes execute(const kernel::Instruction& instruction, MemoryImage& image);
+
+}  // namespace trnsim::numerics

@@ -1,0 +1,197 @@
+// Functional semantics of instructions on a memory image. Inputs are small and chosen so that
+// every expected value is worked out by hand (and is exact in the types involved, except where
+// a rounding is the point of the test).
+#include "numerics/execute.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "numerics/elements.hpp"
+
+namespace trnsim::numerics {
+namespace {
+
+using kernel::AccessPattern;
+using kernel::ActivationFunc;
+using kernel::AluOp;
+using kernel::DType;
+using kernel::Instruction;
+using kernel::MemoryKind;
+using kernel::Opcode;
+using kernel::ScalarKind;
+using kernel::Slot;
+
+/// An SBUF (or PSUM) tile [partitions, columns], row-major in each partition from `offset`.
+AccessPattern tile(std::uint32_t partitions, std::uint32_t columns, std::uint64_t offset,
+                   DType dtype = DType::kFloat32, MemoryKind memory = MemoryKind::kSbuf) {
+  AccessPattern p;
+  p.memory = memory;
+  p.dtype = dtype;
+  p.tensor = 0;
+  p.partitions = partitions;
+  p.offset = offset;
+  p.rank = 1;
+  p.sizes[0] = columns;
+  p.strides[0] = 1;
+  return p;
+}
+
+std::vector<double> values_of(const MemoryImage& image, const AccessPattern& pattern) {
+  std::vector<double> values;
+  gather(image, pattern, values);
+  return values;
+}
+
+TEST(Execute, DmaCopyFromHbmCastsToTheDestinationType) {
+  MemoryImage image;
+  AccessPattern hbm;
+  hbm.memory = MemoryKind::kHbm;
+  hbm.dtype = DType::kFloat32;
+  hbm.tensor = 0;
+  hbm.offset = 64;
+  hbm.rank = 2;
+  hbm.sizes = {2, 2};
+  hbm.strides = {2, 1};
+  scatter(image, hbm, std::vector<double>{1.0, 1.0 + std::ldexp(1.0, -8), -2.0, 3.0});
+  Instruction copy;
+  copy.opcode = Opcode::kDmaCopy;
+  copy.operand(Slot::kSrc) = hbm;
+  copy.operand(Slot::kDst) = tile(2, 2, 0, DType::kBFloat16);
+  ASSERT_FALSE(unsupported_reason(copy).has_value());
+  const ExecutionNotes notes = execute(copy, image);
+  EXPECT_FALSE(notes.unwritten.has_value());
+  // 1 + 2^-8 is halfway between two bfloat16 values: ties to even gives 1.
+  EXPECT_EQ(values_of(image, copy.dst()), (std::vector<double>{1.0, 1.0, -2.0, 3.0}));
+}
+
+TEST(Execute, TensorScalarAppliesBothOpsWithPerPartitionOperandsAndReverse) {
+  MemoryImage image;
+  const AccessPattern src = tile(2, 3, 0);
+  scatter(image, src, std::vector<double>{1, 2, 3, 4, 5, 6});
+  const AccessPattern column = tile(2, 1, 64);
+  scatter(image, column, std::vector<double>{10, 20});
+  Instruction op;
+  op.opcode = Opcode::kTensorScalar;
+  op.operand(Slot::kSrc) = src;
+  op.operand(Slot::kDst) = tile(2, 3, 128);
+  op.op0 = AluOp::kSubtract;
+  op.operand0_kind = ScalarKind::kTensor;
+  op.operand(Slot::kAux0) = column;
+  op.reverse0 = true;  // a0 - x
+  op.op1 = AluOp::kMultiply;
+  op.operand1_kind = ScalarKind::kImmediate;
+  op.operand1_value = 0.5;
+  execute(op, image);
+  // partition 0: (10 - x) / 2 for x = 1, 2, 3; partition 1: (20 - x) / 2 for x = 4, 5, 6
+  EXPECT_EQ(values_of(image, op.dst()), (std::vector<double>{4.5, 4, 3.5, 8, 7.5, 7}));
+}
+
+TEST(Execute, ActivationIsFuncOfScaleTimesXPlusBias) {
+  MemoryImage image;
+  const AccessPattern src = tile(1, 3, 0);
+  scatter(image, src, std::vector<double>{-1, 0, 2});
+  Instruction op;
+  op.opcode = Opcode::kActivation;
+  op.func = ActivationFunc::kRelu;
+  op.operand(Slot::kSrc) = src;
+  op.operand(Slot::kDst) = tile(1, 3, 64);
+  op.scale_kind = ScalarKind::kImmediate;
+  op.scale_value = 3;
+  op.bias_kind = ScalarKind::kImmediate;
+  op.bias_value = -1;
+  execute(op, image);
+  EXPECT_EQ(values_of(image, op.dst()), (std::vector<double>{0, 0, 5}));  // relu(3x - 1)
+  op.func = ActivationFunc::kExp;
+  op.scale_value = 1;
+  op.bias_value = 0;
+  execute(op, image);
+  const std::vector<double> e = values_of(image, op.dst());
+  EXPECT_EQ(e[1], 1.0);
+  EXPECT_EQ(e[2], static_cast<double>(static_cast<float>(std::exp(2.0))));
+}
+
+TEST(Execute, MatmulContractsOverPartitionsAndAccumulatesInPsum) {
+  MemoryImage image;
+  // stationary [K=2, M=2] = [[1, 2], [3, 4]], moving [K=2, N=3] = [[1, 0, 1], [0, 1, 2]]
+  const AccessPattern stationary = tile(2, 2, 0, DType::kBFloat16);
+  const AccessPattern moving = tile(2, 3, 64, DType::kBFloat16);
+  scatter(image, stationary, std::vector<double>{1, 2, 3, 4});
+  scatter(image, moving, std::vector<double>{1, 0, 1, 0, 1, 2});
+  Instruction mm;
+  mm.opcode = Opcode::kNcMatmul;
+  mm.operand(Slot::kStationary) = stationary;
+  mm.operand(Slot::kSrc) = moving;
+  mm.operand(Slot::kDst) = tile(2, 3, 0, DType::kFloat32, MemoryKind::kPsum);
+  execute(mm, image);
+  // stationary^T = [[1, 3], [2, 4]]; times moving: [[1, 3, 7], [2, 4, 10]]
+  EXPECT_EQ(values_of(image, mm.dst()), (std::vector<double>{1, 3, 7, 2, 4, 10}));
+  mm.accumulate = true;
+  execute(mm, image);
+  EXPECT_EQ(values_of(image, mm.dst()), (std::vector<double>{2, 6, 14, 4, 8, 20}));
+}
+
+TEST(Execute, TransposeAndReduce) {
+  MemoryImage image;
+  const AccessPattern src = tile(2, 3, 0);
+  scatter(image, src, std::vector<double>{1, 2, 3, 4, 5, 6});
+  Instruction t;
+  t.opcode = Opcode::kNcTranspose;
+  t.operand(Slot::kSrc) = src;
+  t.operand(Slot::kDst) = tile(3, 2, 0, DType::kFloat32, MemoryKind::kPsum);
+  execute(t, image);
+  EXPECT_EQ(values_of(image, t.dst()), (std::vector<double>{1, 4, 2, 5, 3, 6}));
+
+  // [2 partitions, 2 x 3] reduced over the last free axis with max, negated.
+  AccessPattern wide = tile(2, 6, 0);
+  wide.rank = 2;
+  wide.sizes = {2, 3};
+  wide.strides = {3, 1};
+  Instruction r;
+  r.opcode = Opcode::kTensorReduce;
+  r.alu = AluOp::kMax;
+  r.reduce_axes = 0b10;
+  r.negate = true;
+  r.operand(Slot::kSrc) = wide;
+  r.operand(Slot::kDst) = tile(2, 2, 256);
+  scatter(image, wide, std::vector<double>{1, 5, 2, 7, 0, 3, -1, -2, -3, 4, 4, 4});
+  execute(r, image);
+  EXPECT_EQ(values_of(image, r.dst()), (std::vector<double>{-5, -7, 1, -4}));
+}
+
+TEST(Execute, NotesTheFirstUnwrittenReadAndTheFirstNonFiniteResult) {
+  MemoryImage image;
+  const AccessPattern a = tile(2, 2, 0);
+  const AccessPattern b = tile(2, 2, 64);
+  scatter(image, a, std::vector<double>{1, 0, 2, 3});
+  Instruction div;
+  div.opcode = Opcode::kTensorTensor;
+  div.alu = AluOp::kDivide;
+  div.operand(Slot::kSrc) = a;
+  div.operand(Slot::kIn1) = b;  // never written: reads as zeros
+  div.operand(Slot::kDst) = tile(2, 2, 128);
+  const ExecutionNotes notes = execute(div, image);
+  ASSERT_TRUE(notes.unwritten.has_value());
+  EXPECT_EQ(notes.unwritten_slot, Slot::kIn1);
+  EXPECT_EQ(notes.unwritten->index, 0u);
+  ASSERT_TRUE(notes.first_non_finite.has_value());
+  EXPECT_EQ(*notes.first_non_finite, 0u);  // 1 / 0 = inf
+
+  // A NaN that was already in an input is not a first appearance.
+  scatter(image, b, std::vector<double>{1, 1, 1, 1});
+  scatter(image, a, std::vector<double>{NAN, 1, 1, 1});
+  EXPECT_FALSE(execute(div, image).first_non_finite.has_value());
+}
+
+TEST(Execute, OpsWithoutAFunctionalModelSayWhich) {
+  Instruction op;
+  op.opcode = Opcode::kIota;
+  EXPECT_EQ(unsupported_reason(op), std::optional<std::string>("iota"));
+  op.opcode = Opcode::kActivation;
+  op.func = ActivationFunc::kPrelu;
+  EXPECT_EQ(unsupported_reason(op), std::optional<std::string>("activation function prelu"));
+}
+
+}  // namespace
+}  // namespace trnsim::numerics
