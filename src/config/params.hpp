@@ -88,7 +88,7 @@ constexpr std::optional<E> parse_enum(std::string_view text) {
 // ---- declaration metadata ----------------------------------------------------------------------
 
 /// What a visit() says about one field. `source` is the generic origin of the parameter
-/// ("facts.md §N ..." or "assumed: why"); a config file's "sources" entry overrides it per value.
+/// ("hardware-facts.md §N ..." or "assumed: why"); a config file's "sources" entry overrides it per value.
 /// min/max bound numeric fields (inclusive); ignored for bool, enum and string fields.
 ///
 /// A field is one of three kinds:
@@ -140,15 +140,15 @@ struct ChipParams {
 
   template <class V>
   void visit(V& v) {
-    v.field("cores", cores, {"count", "NeuronCores per chip (physical)", "facts.md §1", 1, 1024});
+    v.field("cores", cores, {"count", "NeuronCores per chip (physical)", "hardware-facts.md §1", 1, 1024});
     v.field("hbm_stacks", hbm_stacks,
-            {"count", "HBM stacks per chip", "facts.md §1 (HBM capacity row)", 1, 64});
+            {"count", "HBM stacks per chip", "hardware-facts.md §1 (HBM capacity row)", 1, 64});
     v.field("collective_cores", collective_cores,
             {"count", "CC-Cores (collective-communication sequencers) per chip",
-             "facts.md §1, §11.5 (sources disagree, see §15)", 0, 1024});
+             "hardware-facts.md §1, §11.5 (sources disagree, see §15)", 0, 1024});
     v.field("neuronlink_links", neuronlink_links,
             {"count", "chip-to-chip links per chip (NeuronLink or switch ports)",
-             "facts.md §1 (Chip-to-chip row)", 0, 64});
+             "hardware-facts.md §1 (Chip-to-chip row)", 0, 64});
   }
 };
 
@@ -181,75 +181,75 @@ struct TensorEngineParams {
 
   template <class V>
   void visit(V& v) {
-    v.field("clock_ghz", clock_ghz, {"GHz", "TensorE clock", "facts.md §2", 0.01, 20});
+    v.field("clock_ghz", clock_ghz, {"GHz", "TensorE clock", "hardware-facts.md §2", 0.01, 20});
     v.field("rows", rows,
             {"PEs",
              "PE-array size: rows = columns (the array is square) = contraction (K) partitions = "
              "SBUF and PSUM partitions = pmax; the keys derived from tensor.rows follow it",
-             "facts.md §3.1", 1, 4096});
+             "hardware-facts.md §3.1", 1, 4096});
     v.field("cols", cols,
             FieldMeta{"PEs",
                       "PE-array columns = stationary free size limit (gemm_stationary_fmax) = "
                       "matmul output (PSUM) partitions; the array is square, as non-square arrays "
                       "are not modelled: SBUF (rows) and PSUM (columns) share one partition count",
-                      "facts.md §3.1", 1, 4096}
+                      "hardware-facts.md §3.1", 1, 4096}
                 .derived("tensor.rows"));
     v.field("moving_fmax", moving_fmax,
             {"elements", "largest moving free size of one matmul with FP32 PSUM output",
-             "facts.md §3.1 (512 on NC-v2/v3, 4096 on NC-v4)", 1, 1 << 20});
+             "hardware-facts.md §3.1 (512 on NC-v2/v3, 4096 on NC-v4)", 1, 1 << 20});
     v.field("bf16_dst_supported", bf16_dst_supported,
-            {"bool", "matmul may write BF16 to PSUM (NC-v4+)", "facts.md §3.1, §3.7", 0, 1});
+            {"bool", "matmul may write BF16 to PSUM (NC-v4+)", "hardware-facts.md §3.1, §3.7", 0, 1});
     v.field("moving_fmax_bf16_dst", moving_fmax_bf16_dst,
             {"elements", "largest moving free size with BF16 PSUM output (if supported)",
-             "facts.md §3.1 (8192 on NC-v4)", 1, 1 << 20});
+             "hardware-facts.md §3.1 (8192 on NC-v4)", 1, 1 << 20});
     v.field("mm_min_ii_cycles", mm_min_ii_cycles,
             {"cycles", "minimum initiation interval of MultiplyMoving (MM_INIT_LATENCY)",
-             "facts.md §3.2 (64 on NC-v2; assumed same later)", 1, 100000});
+             "hardware-facts.md §3.2 (64 on NC-v2; assumed same later)", 1, 100000});
     v.field("fp32_cost_factor", fp32_cost_factor,
-            {"x", "FP32 matmul cost relative to BF16", "facts.md §3.2 (4x)", 1, 64});
+            {"x", "FP32 matmul cost relative to BF16", "hardware-facts.md §3.2 (4x)", 1, 64});
     v.field("load_stationary_speedup", load_stationary_speedup,
             {"x", "LoadStationary speed relative to a MultiplyMoving of the same free size",
-             "facts.md §3.2 (up to 4x)", 1, 64});
+             "hardware-facts.md §3.2 (up to 4x)", 1, 64});
     v.field("double_row_supported", double_row_supported,
-            {"bool", "FP8 double-row perf mode available (NC-v3+)", "facts.md §3.4", 0, 1});
+            {"bool", "FP8 double-row perf mode available (NC-v3+)", "hardware-facts.md §3.4", 0, 1});
     v.field("fp8_double_row_speedup", fp8_double_row_speedup,
-            {"x", "FP8 double-row throughput relative to BF16", "facts.md §3.4 (2x)", 1, 64});
+            {"x", "FP8 double-row throughput relative to BF16", "hardware-facts.md §3.4 (2x)", 1, 64});
     v.field("mx_supported", mx_supported,
-            {"bool", "nc_matmul_mx (MXFP8/MXFP4) available (NC-v4+)", "facts.md §3.5", 0, 1});
+            {"bool", "nc_matmul_mx (MXFP8/MXFP4) available (NC-v4+)", "hardware-facts.md §3.5", 0, 1});
     v.field("mx_speedup", mx_speedup,
-            {"x", "MXFP8 matmul throughput relative to BF16", "facts.md §3.5 (4x)", 1, 64});
+            {"x", "MXFP8 matmul throughput relative to BF16", "hardware-facts.md §3.5 (4x)", 1, 64});
     v.field("mxfp4_speedup", mxfp4_speedup,
             {"x", "MXFP4 matmul throughput relative to BF16",
-             "facts.md §1, §3.5 (same rate as MXFP8 on Trn3)", 1, 64});
+             "hardware-facts.md §1, §3.5 (same rate as MXFP8 on Trn3)", 1, 64});
     v.field(
         "pipeline_latency_cycles", pipeline_latency_cycles,
         FieldMeta{"cycles",
                   "latency from MM issue to last PSUM write (systolic fill/drain: rows + cols)",
-                  "assumed: rows + cols; stage count not published (facts.md §3.2, §16)", 0, 100000}
+                  "assumed: rows + cols; stage count not published (hardware-facts.md §3.2, §16)", 0, 100000}
             .derived("2 x tensor.rows"));
     v.field("transpose_fp32_mode_speedup", transpose_fp32_mode_speedup,
             {"x", "FP32 transpose speed-up of is_transpose mode (1 = no transpose mode)",
-             "facts.md §3.3 (2x on NC-v3+)", 1, 64});
+             "hardware-facts.md §3.3 (2x on NC-v3+)", 1, 64});
     v.field("background_transpose", background_transpose,
-            {"bool", "a transpose may overlap another matmul/transpose (NC-v4)", "facts.md §3.3", 0,
+            {"bool", "a transpose may overlap another matmul/transpose (NC-v4)", "hardware-facts.md §3.3", 0,
              1});
     v.field("pe_tile_granularity", pe_tile_granularity,
             {"PEs", "smallest row/column PE tile for tile_position/tile_size",
-             "facts.md §3.2 (32; 64 on NC-v2)", 1, 4096});
+             "hardware-facts.md §3.2 (32; 64 on NC-v2)", 1, 4096});
     v.field("throttle_enabled", throttle_enabled,
-            {"bool", "dI/dt utilization throttling modelled", "facts.md §3.8 (Trn2, Trn3)", 0, 1});
+            {"bool", "dI/dt utilization throttling modelled", "hardware-facts.md §3.8 (Trn2, Trn3)", 0, 1});
     v.field("throttle_initial_fraction", throttle_initial_fraction,
-            {"fraction", "TensorE utilization limit when work starts", "facts.md §3.8 (~50%)", 0.01,
+            {"fraction", "TensorE utilization limit when work starts", "hardware-facts.md §3.8 (~50%)", 0.01,
              1});
     v.field("throttle_ramp_ns", throttle_ramp_ns,
             {"ns", "time to ramp linearly from the initial limit to full rate",
-             "facts.md §3.8 (~3 us; linear shape assumed)", 0, 1e9});
+             "hardware-facts.md §3.8 (~3 us; linear shape assumed)", 0, 1e9});
     v.field("throttle_window_ns", throttle_window_ns,
             {"ns", "utilization averaging window for re-engaging the throttle",
-             "facts.md §3.8 (~3 us)", 1, 1e9});
+             "hardware-facts.md §3.8 (~3 us)", 1, 1e9});
     v.field("throttle_reengage_utilization", throttle_reengage_utilization,
             {"fraction", "throttle re-engages when window utilization falls below this",
-             "facts.md §3.8 (50%)", 0, 1});
+             "hardware-facts.md §3.8 (50%)", 0, 1});
   }
 };
 
@@ -273,47 +273,47 @@ struct VectorEngineParams {
 
   template <class V>
   void visit(V& v) {
-    v.field("clock_ghz", clock_ghz, {"GHz", "VectorE clock", "facts.md §2", 0.01, 20});
+    v.field("clock_ghz", clock_ghz, {"GHz", "VectorE clock", "hardware-facts.md §2", 0.01, 20});
     v.field("lanes", lanes,
-            FieldMeta{"lanes", "parallel lanes, one per partition", "facts.md §4", 1, 4096}.derived(
+            FieldMeta{"lanes", "parallel lanes, one per partition", "hardware-facts.md §4", 1, 4096}.derived(
                 "tensor.rows"));
     v.field("min_ii_cycles", min_ii_cycles,
             {"cycles", "minimum initiation interval of one instruction (MIN_II)",
-             "facts.md §4, §13 (N-ISA-COST, ~64)", 0, 100000});
+             "hardware-facts.md §4, §13 (N-ISA-COST, ~64)", 0, 100000});
     v.field("dependent_overhead_cycles", dependent_overhead_cycles,
             {"cycles", "static overhead of an instruction that depends on the previous one",
-             "facts.md §4 (~100, NC-v2)", 0, 100000});
+             "hardware-facts.md §4 (~100, NC-v2)", 0, 100000});
     v.field("access_overhead_cycles", access_overhead_cycles,
             FieldMeta{"cycles", "static overhead per tensor access request",
-                      "facts.md §7 (~60, NC-v2)", 0, 100000}
+                      "hardware-facts.md §7 (~60, NC-v2)", 0, 100000}
                 .no_effect("not modelled: VectorE costs use min_ii_cycles and "
                            "dependent_overhead_cycles, which the measured figures include"));
     v.field("bf16_fast_copy_speedup", bf16_fast_copy_speedup,
             {"x", "tensor_copy/tensor_scalar speed-up, SBUF->SBUF, BF16/FP16, unit stride",
-             "facts.md §4 (4x on NC-v3+, 1 on NC-v2)", 1, 64});
+             "hardware-facts.md §4 (4x on NC-v3+, 1 on NC-v2)", 1, 64});
     v.field("bf16_2x_speedup", bf16_2x_speedup,
             {"x", "speed-up of the 2x perf mode (strided or PSUM BF16/FP16, bf16 tensor_tensor)",
-             "facts.md §4 (2x on NC-v3+, 1 on NC-v2)", 1, 64});
+             "hardware-facts.md §4 (2x on NC-v3+, 1 on NC-v2)", 1, 64});
     v.field("max_free_elems_sbuf", max_free_elems_sbuf,
-            {"elements", "largest free size of one instruction on SBUF", "facts.md §4 (64K)", 1,
+            {"elements", "largest free size of one instruction on SBUF", "hardware-facts.md §4 (64K)", 1,
              1 << 30});
     v.field("max_free_elems_psum", max_free_elems_psum,
-            {"elements", "largest free size of one instruction on PSUM", "facts.md §4 (4K)", 1,
+            {"elements", "largest free size of one instruction on PSUM", "hardware-facts.md §4 (4K)", 1,
              1 << 30});
     v.field("bn_stats_fmax", bn_stats_fmax,
-            {"elements", "largest free size of bn_stats", "facts.md §4 (512)", 1, 1 << 30});
+            {"elements", "largest free size of bn_stats", "hardware-facts.md §4 (512)", 1, 1 << 30});
     v.field("transpose_max", transpose_max,
-            {"elements", "largest square VectorE nc_transpose (both dims)", "facts.md §4 (32x32)",
+            {"elements", "largest square VectorE nc_transpose (both dims)", "hardware-facts.md §4 (32x32)",
              1, 4096});
     v.field("shares_sbuf_port_with_gpsimd", shares_sbuf_port_with_gpsimd,
             {"bool", "VectorE and GpSimdE cannot access SBUF at the same time",
-             "facts.md §7 (NC-v2 only)", 0, 1});
+             "hardware-facts.md §7 (NC-v2 only)", 0, 1});
     v.field("shares_psum_port_with_scalar", shares_psum_port_with_scalar,
             {"bool", "VectorE and ScalarE cannot access PSUM at the same time",
-             "facts.md §7 (NC-v2 only)", 0, 1});
+             "hardware-facts.md §7 (NC-v2 only)", 0, 1});
     v.field("exponential_speedup", exponential_speedup,
             {"x", "VectorE exponential throughput relative to ScalarE activation(exp)",
-             "facts.md §4 (4x on NC-v4; instruction absent before)", 1, 64});
+             "hardware-facts.md §4 (4x on NC-v4; instruction absent before)", 1, 64});
   }
 };
 
@@ -331,25 +331,25 @@ struct ScalarEngineParams {
   template <class V>
   void visit(V& v) {
     v.field("clock_ghz", clock_ghz,
-            {"GHz", "ScalarE (activation engine) clock", "facts.md §2", 0.01, 20});
+            {"GHz", "ScalarE (activation engine) clock", "hardware-facts.md §2", 0.01, 20});
     v.field("lanes", lanes,
-            FieldMeta{"lanes", "parallel lanes, one per partition", "facts.md §5", 1, 4096}.derived(
+            FieldMeta{"lanes", "parallel lanes, one per partition", "hardware-facts.md §5", 1, 4096}.derived(
                 "tensor.rows"));
     v.field("min_ii_cycles", min_ii_cycles,
             {"cycles", "minimum initiation interval of one instruction (MIN_II)",
-             "facts.md §5 (N-ISA-COST, ~64)", 0, 100000});
+             "hardware-facts.md §5 (N-ISA-COST, ~64)", 0, 100000});
     v.field("dependent_overhead_cycles", dependent_overhead_cycles,
             {"cycles", "extra cycles when an instruction depends on the previous one",
-             "facts.md §5: 264 measured (189 ns, NC-v2) - 64 MIN_II", 0, 100000});
+             "hardware-facts.md §5: 264 measured (189 ns, NC-v2) - 64 MIN_II", 0, 100000});
     v.field("accumulator_read_cycles", accumulator_read_cycles,
-            {"cycles", "cost of ActReadAccumulator (reading reduce_regs)", "facts.md §5 (~64)", 0,
+            {"cycles", "cost of ActReadAccumulator (reading reduce_regs)", "hardware-facts.md §5 (~64)", 0,
              100000});
     v.field("bf16_speedup", bf16_speedup,
             {"x", "BF16/FP16 tensor_scalar/tensor_copy speed-up on ScalarE",
-             "facts.md §5 (up to 2x on NC-v4, 1 before)", 1, 64});
+             "hardware-facts.md §5 (up to 2x on NC-v4, 1 before)", 1, 64});
     v.field("table_switch_cycles", table_switch_cycles,
             {"cycles", "activation-table reload when the function changes",
-             "assumed: not published (facts.md §5, §16); order of a short table load", 0, 1000000});
+             "assumed: not published (hardware-facts.md §5, §16); order of a short table load", 0, 1000000});
   }
 };
 
@@ -365,29 +365,29 @@ struct GpSimdEngineParams {
 
   template <class V>
   void visit(V& v) {
-    v.field("clock_ghz", clock_ghz, {"GHz", "GpSimdE clock", "facts.md §2", 0.01, 20});
+    v.field("clock_ghz", clock_ghz, {"GHz", "GpSimdE clock", "hardware-facts.md §2", 0.01, 20});
     v.field("lanes", lanes,
             FieldMeta{"lanes",
                       "32-bit lanes over all processors, one per partition (one element per "
                       "partition per cycle)",
-                      "facts.md §6", 1, 4096}
+                      "hardware-facts.md §6", 1, 4096}
                 .derived("tensor.rows"));
     v.field("processors", processors,
             FieldMeta{"count", "SIMD processors, each serving partitions/processors partitions",
-                      "facts.md §6 (8)", 1, 1024}
+                      "hardware-facts.md §6 (8)", 1, 1024}
                 .no_effect("not modelled: GpSimd costs depend on its lanes, not on how they are "
                            "grouped into processors"));
     v.field("start_cycles", start_cycles,
-            {"cycles", "fixed start cost of an instruction (GPSIMD_START)", "facts.md §6 (~150)", 0,
+            {"cycles", "fixed start cost of an instruction (GPSIMD_START)", "hardware-facts.md §6 (~150)", 0,
              100000});
     v.field("dynamic_copy_min_cycles", dynamic_copy_min_cycles,
-            FieldMeta{"cycles", "minimum cost of tensor_copy_dynamic_src/dst", "facts.md §6 (~600)",
+            FieldMeta{"cycles", "minimum cost of tensor_copy_dynamic_src/dst", "hardware-facts.md §6 (~600)",
                       0, 1000000}
                 .no_effect("not modelled: the kernel format has no tensor_copy_dynamic_src/dst"));
     v.field(
         "dma_bandwidth_gbps", dma_bandwidth_gbps,
         FieldMeta{"GB/s", "bandwidth of the DMA engines integrated in the processors (0 = none)",
-                  "facts.md §6 (307 GB/s on NC-v3)", 0, 1e6}
+                  "hardware-facts.md §6 (307 GB/s on NC-v3)", 0, 1e6}
             .no_effect("not modelled: every DMA runs on the core's DMA engines (dma.*)"));
   }
 };
@@ -409,18 +409,18 @@ struct SequencerParams {
              "instructions an engine holds fetched (or being fetched) from its own instruction "
              "stream and not yet started; the launch fills it, and a slot is refetched when its "
              "instruction starts",
-             "assumed: not published (facts.md §16); 64 hides "
+             "assumed: not published (hardware-facts.md §16); 64 hides "
              "fetch_latency_ns behind 64 instructions of at least 1.6 ns each",
              1, 1 << 16});
     v.field(
         "fetch_latency_ns", fetch_latency_ns,
         {"ns", "from a fetch-buffer slot coming free to the next instruction of the stream in it",
-         "assumed: not published (facts.md §16); about one HBM "
+         "assumed: not published (hardware-facts.md §16); about one HBM "
          "read (controller 50 + tRCD 14 + tCL 14 ns on Trainium2) and the on-chip path",
          0, 1e6});
     v.field("fetch_instructions_per_ns", fetch_instructions_per_ns,
             {"instructions/ns", "instructions one engine's fetch unit delivers per ns",
-             "assumed: not published (facts.md §16); one instruction "
+             "assumed: not published (hardware-facts.md §16); one instruction "
              "per sequencer issue (issue_ns), so fetch bounds only streams of instructions "
              "shorter than an issue",
              1e-6, 1e6});
@@ -438,11 +438,11 @@ struct SequencerParams {
          64, 1 << 20});
     v.field("registers", registers,
             FieldMeta{"count", "32-bit registers per engine sequencer",
-                      "facts.md §2 (64, NC-v2..v4)", 1, 4096}
+                      "hardware-facts.md §2 (64, NC-v2..v4)", 1, 4096}
                 .no_effect("not modelled: the kernel format has no register instructions"));
     v.field("semaphore_latency_ns", semaphore_latency_ns,
             {"ns", "from a semaphore update to a waiting engine seeing it",
-             "assumed: not published (facts.md §2, §16)", 0, 1e6});
+             "assumed: not published (hardware-facts.md §2, §16)", 0, 1e6});
     v.field("issue_ns", issue_ns,
             {"ns",
              "sequencer issue cost of an instruction without a data path (DMA or collective "
@@ -465,21 +465,21 @@ struct SbufParams {
   void visit(V& v) {
     v.field("partitions", partitions,
             FieldMeta{"partitions", "SBUF partitions (pmax), one per PE-array row",
-                      "facts.md §8 (128)", 1, 4096}
+                      "hardware-facts.md §8 (128)", 1, 4096}
                 .derived("tensor.rows"));
     v.field("partition_bytes", partition_bytes,
-            FieldMeta{"bytes", "physical SBUF bytes per partition", "facts.md §8", 1, 1 << 30}
+            FieldMeta{"bytes", "physical SBUF bytes per partition", "hardware-facts.md §8", 1, 1 << 30}
                 .no_effect("kernels allocate sbuf.usable_partition_bytes, which must not exceed "
                            "it; the rest is reserved for the runtime"));
     v.field("usable_partition_bytes", usable_partition_bytes,
             {"bytes", "bytes per partition a kernel may allocate (rest reserved for runtime)",
-             "facts.md §8 (NC-v2 176 KiB; later generations see the config)", 1, 1 << 30});
+             "hardware-facts.md §8 (NC-v2 176 KiB; later generations see the config)", 1, 1 << 30});
     v.field("alignment_bytes", alignment_bytes,
             {"bytes", "allocation alignment of a tensor's per-partition start",
-             "assumed: sbuf_min_align value not published (facts.md §8)", 1, 1 << 20});
+             "assumed: sbuf_min_align value not published (hardware-facts.md §8)", 1, 1 << 20});
     v.field("full_rate_max_stride_bytes", full_rate_max_stride_bytes,
             {"bytes", "largest innermost stride read/written at full rate (half above)",
-             "facts.md §7 (16 B)", 1, 1 << 20});
+             "hardware-facts.md §7 (16 B)", 1, 1 << 20});
   }
 };
 
@@ -493,14 +493,14 @@ struct PsumParams {
   void visit(V& v) {
     v.field(
         "partition_bytes", partition_bytes,
-        FieldMeta{"bytes", "PSUM bytes per partition", "facts.md §8 (16 KiB)", 1, 1 << 30}.derived(
+        FieldMeta{"bytes", "PSUM bytes per partition", "hardware-facts.md §8 (16 KiB)", 1, 1 << 30}.derived(
             "psum.banks x psum.bank_bytes"));
     v.field(
         "banks", banks,
-        {"count", "PSUM banks per partition (accumulation groups)", "facts.md §8 (8)", 1, 1024});
+        {"count", "PSUM banks per partition (accumulation groups)", "hardware-facts.md §8 (8)", 1, 1024});
     v.field(
         "bank_bytes", bank_bytes,
-        {"bytes", "bytes per bank per partition (512 FP32)", "facts.md §8 (2 KiB)", 1, 1 << 30});
+        {"bytes", "bytes per bank per partition (512 FP32)", "hardware-facts.md §8 (2 KiB)", 1, 1 << 30});
     v.field("alignment_bytes", alignment_bytes,
             {"bytes", "allocation alignment inside a bank",
              "assumed: psum_min_align not published; one FP32 element", 1, 1 << 20});
@@ -540,20 +540,20 @@ struct DmaParams {
              "order; docs/performance.md)",
              "modelling choice, not hardware (docs/architecture.md)"});
     v.field("engines_per_core", engines_per_core,
-            {"count", "DMA engines per NeuronCore", "facts.md §9.1 (16)", 1, 1024});
+            {"count", "DMA engines per NeuronCore", "hardware-facts.md §9.1 (16)", 1, 1024});
     v.field("queues_per_engine", queues_per_engine,
-            {"count", "DMA queues (rings) per engine", "facts.md §9.2 (16)", 1, 1024});
+            {"count", "DMA queues (rings) per engine", "hardware-facts.md §9.2 (16)", 1, 1024});
     v.field("engine_bandwidth_gbps", engine_bandwidth_gbps,
             {"GB/s", "peak bandwidth of one DMA engine",
-             "facts.md §9.1 (17/23/33 B/ns for Trn1/2/3; conflicts in §15)", 0.001, 1e6});
+             "hardware-facts.md §9.1 (17/23/33 B/ns for Trn1/2/3; conflicts in §15)", 0.001, 1e6});
     v.field("core_bandwidth_gbps", core_bandwidth_gbps,
             {"GB/s", "cap on all DMA traffic of one NeuronCore (chip DMA bandwidth / cores)",
-             "facts.md §1, §9.1 (chip DMA bandwidth)", 0.001, 1e7});
+             "hardware-facts.md §1, §9.1 (chip DMA bandwidth)", 0.001, 1e7});
     v.field("hbm_port_bandwidth_gbps", hbm_port_bandwidth_gbps,
             {"GB/s",
              "cap on one NeuronCore's DMA traffic from HBM, and separately on its traffic to "
              "HBM (reads and writes have their own channels)",
-             "facts.md §10: the profiler's dma_ddr_bandwidth, 'maximum DMA DDR bandwidth "
+             "hardware-facts.md §10: the profiler's dma_ddr_bandwidth, 'maximum DMA DDR bandwidth "
              "available to a single physical NeuronCore', value not published",
              0.001, 1e7});
     v.field("fixed_cost_ns", fixed_cost_ns,
@@ -561,7 +561,7 @@ struct DmaParams {
              "per-DMA latency from issue to data movement (synchronisation, semaphore-to-start) "
              "of a DMA with prebuilt descriptors; overlaps every other DMA in flight on the same "
              "and other queues (it occupies no engine)",
-             "fitted on calibration-targets.md T3 transpose and T4 curve (facts.md §9.2 gives "
+             "fitted on calibration-targets.md T3 transpose and T4 curve (hardware-facts.md §9.2 gives "
              "~1300 ns for descriptor setup, synchronisation and semaphore-to-start together)",
              0, 1e9});
     v.field("hwdge_cost_ns", hwdge_cost_ns,
@@ -570,20 +570,20 @@ struct DmaParams {
              "instruction. The DGE of the triggering sequencer starts one instruction every "
              "hwdge_cost_ns at most, so a stream of hwdge DMAs from one sequencer moves at most "
              "one DMA per hwdge_cost_ns",
-             "facts.md §9.3 (~600 ns per hwdge instruction)", 0, 1e9});
+             "hardware-facts.md §9.3 (~600 ns per hwdge instruction)", 0, 1e9});
     v.field("hwdge_latency_ns", hwdge_latency_ns,
             {"ns",
              "hardware descriptor generation latency: from the DGE starting a DMA instruction to "
              "its descriptors being ready, before fixed_cost_ns; at least hwdge_cost_ns (the DGE "
              "pipelines: it starts the next instruction after hwdge_cost_ns)",
              "fitted on calibration-targets.md T4 curve: with fixed_cost_ns it makes the ~1300 "
-             "ns of descriptor setup, synchronisation and semaphore-to-start of facts.md §9.2",
+             "ns of descriptor setup, synchronisation and semaphore-to-start of hardware-facts.md §9.2",
              0, 1e9});
     v.field("swdge_cost_ns", swdge_cost_ns,
             {"ns",
              "GpSimd software descriptor generation (dge swdge) per DMA instruction, before "
              "fixed_cost_ns; one instruction at a time per core (occupancy and latency)",
-             "assumed: not published (facts.md §9.3); of the order of the fixed cost", 0, 1e9});
+             "assumed: not published (hardware-facts.md §9.3); of the order of the fixed cost", 0, 1e9});
     v.field("descriptor_overhead_ns", descriptor_overhead_ns,
             {"ns",
              "engine occupancy per descriptor (contiguous buffer): an engine's descriptor unit "
@@ -596,33 +596,33 @@ struct DmaParams {
     v.field("descriptor_prefetch", descriptor_prefetch,
             {"descriptors",
              "descriptors an engine may process ahead of the one its data path is moving",
-             "assumed: not published (facts.md §16); one [128, F] transfer's 8 per engine", 1,
+             "assumed: not published (hardware-facts.md §16); one [128, F] transfer's 8 per engine", 1,
              1 << 20});
     v.field("packet_bytes", packet_bytes,
             {"bytes", "DMA packet size; queue arbitration switches at packet boundaries",
-             "facts.md §9.2 (4 KiB default)", 1, 1 << 30});
+             "hardware-facts.md §9.2 (4 KiB default)", 1, 1 << 30});
     v.field("arbitration", arbitration,
-            {"", "arbitration between DMA queues", "facts.md §9.2 (round robin; QoS on NC-v4)"});
+            {"", "arbitration between DMA queues", "hardware-facts.md §9.2 (round robin; QoS on NC-v4)"});
     v.field("priority_classes", priority_classes,
             {"count", "DMA priority classes (dma_copy priority 0..n-1)",
-             "facts.md §9.2 (4 on NC-v4; 1 = none)", 1, 64});
+             "hardware-facts.md §9.2 (4 on NC-v4; 1 = none)", 1, 64});
     v.field("transpose_efficiency_hbm", transpose_efficiency_hbm,
             {"fraction", "dma_transpose HBM->SBUF throughput relative to a copy",
-             "facts.md §9.4 (up to 90%)", 0.001, 1});
+             "hardware-facts.md §9.4 (up to 90%)", 0.001, 1});
     v.field("transpose_efficiency_sbuf", transpose_efficiency_sbuf,
             {"fraction", "dma_transpose SBUF->SBUF throughput relative to a copy",
-             "facts.md §9.4 (up to 50%)", 0.001, 1});
+             "hardware-facts.md §9.4 (up to 50%)", 0.001, 1});
     v.field("compute_efficiency", compute_efficiency,
             FieldMeta{"fraction", "dma_compute / SBUF read-add-write throughput relative to a copy",
-                      "facts.md §8 (50% before NC-v4, 100% on NC-v4)", 0.001, 1}
+                      "hardware-facts.md §8 (50% before NC-v4, 100% on NC-v4)", 0.001, 1}
                 .no_effect("not modelled: the kernel format has no dma_compute, and all-reduce "
                            "reductions run at collective.reduce_bandwidth_gbps"));
     v.field("sbuf_bandwidth_gbps", sbuf_bandwidth_gbps,
             {"GB/s", "SBUF bandwidth available to the DMA engines of one core (DMA endpoint)",
-             "facts.md §8 (SBUF ~10 TB/s per NeuronCore)", 0.001, 1e7});
+             "hardware-facts.md §8 (SBUF ~10 TB/s per NeuronCore)", 0.001, 1e7});
     v.field("psum_bandwidth_gbps", psum_bandwidth_gbps,
             {"GB/s", "PSUM bandwidth available to the DMA engines of one core (DMA endpoint)",
-             "facts.md §8 (PSUM ~10 TB/s per NeuronCore)", 0.001, 1e7});
+             "hardware-facts.md §8 (PSUM ~10 TB/s per NeuronCore)", 0.001, 1e7});
   }
 };
 
@@ -654,28 +654,28 @@ struct HbmParams {
   void visit(V& v) {
     v.field("stack_bandwidth_gbps", stack_bandwidth_gbps,
             {"GB/s", "peak bandwidth of one HBM stack (chip HBM bandwidth / stacks)",
-             "facts.md §1, §10", 0.001, 1e7});
+             "hardware-facts.md §1, §10", 0.001, 1e7});
     v.field("stack_capacity_gib", stack_capacity_gib,
-            {"GiB", "capacity of one HBM stack (chip capacity / stacks)", "facts.md §1, §10", 0.001,
+            {"GiB", "capacity of one HBM stack (chip capacity / stacks)", "hardware-facts.md §1, §10", 0.001,
              1e6});
     v.field("cores_per_stack", cores_per_stack,
             {"count", "NeuronCores sharing one stack (cores = stacks x this)",
-             "facts.md §10 (Trn2: each bank shared by 2 NCs)", 1, 1024});
+             "hardware-facts.md §10 (Trn2: each bank shared by 2 NCs)", 1, 1024});
     v.field("channels_per_stack", channels_per_stack,
             {"count", "independent channels per stack",
-             "assumed: JEDEC-typical (HBM3 16, HBM2e 8); not published (facts.md §10)", 1, 1024});
+             "assumed: JEDEC-typical (HBM3 16, HBM2e 8); not published (hardware-facts.md §10)", 1, 1024});
     v.field("banks_per_channel", banks_per_channel,
             {"count", "banks per channel", "assumed: JEDEC-typical; not published", 1, 1024});
     v.field("row_bytes", row_bytes,
             {"bytes", "DRAM row (page) size", "assumed: JEDEC-typical 1 KiB", 1, 1 << 20});
     v.field("interleave_bytes", interleave_bytes,
             {"bytes", "address-interleaving granule across channels",
-             "assumed: not published (facts.md §10)", 1, 1 << 30});
+             "assumed: not published (hardware-facts.md §10)", 1, 1 << 30});
     v.field("burst_bytes", burst_bytes,
             {"bytes", "bytes per channel burst; burst time = burst_bytes / per-channel bandwidth",
              "assumed: JEDEC-typical", 1, 1 << 20});
     v.field("address_hash", address_hash,
-            {"", "physical address to channel/bank mapping", "facts.md §10 (N-CRC: CRC hashing)"});
+            {"", "physical address to channel/bank mapping", "hardware-facts.md §10 (N-CRC: CRC hashing)"});
     v.field("t_rcd_ns", t_rcd_ns,
             {"ns", "activate to read/write (tRCD)", "assumed: JEDEC-typical", 0, 1e6});
     v.field("t_rp_ns", t_rp_ns, {"ns", "precharge (tRP)", "assumed: JEDEC-typical", 0, 1e6});
@@ -716,22 +716,22 @@ struct CollectiveParams {
   void visit(V& v) {
     v.field("reduce_bandwidth_gbps", reduce_bandwidth_gbps,
             {"GB/s", "per-core rate of the reduction (DMA compute) in all-reduce",
-             "assumed: 16 engines x engine bandwidth x compute_efficiency (facts.md §9.4)", 0.001,
+             "assumed: 16 engines x engine bandwidth x compute_efficiency (hardware-facts.md §9.4)", 0.001,
              1e7});
     v.field("intra_hop_latency_ns", intra_hop_latency_ns,
             {"ns", "per-hop latency of ring algorithms inside an instance",
-             "facts.md §11.5 (about 1-2 us)", 0, 1e9});
+             "hardware-facts.md §11.5 (about 1-2 us)", 0, 1e9});
     v.field("inter_node_latency_ns", inter_node_latency_ns,
             {"ns", "per-hop latency of collective algorithms between instances",
-             "facts.md §11.2, §11.5 (~15 us)", 0, 1e9});
+             "hardware-facts.md §11.2, §11.5 (~15 us)", 0, 1e9});
     v.field("mesh_max_bytes", mesh_max_bytes,
             {"bytes", "largest message for the Mesh algorithm (Ring/RDH above)",
-             "facts.md §11.5 (< 1 MB, read as MiB)", 0, 1e15});
+             "hardware-facts.md §11.5 (< 1 MB, read as MiB)", 0, 1e15});
     v.field("rdh_max_bytes", rdh_max_bytes,
             {"bytes", "largest message for RDH (KangaRing above)",
-             "facts.md §11.5 (56 MB, read as MiB)", 0, 1e15});
+             "hardware-facts.md §11.5 (56 MB, read as MiB)", 0, 1e15});
     v.field("packet_bytes", packet_bytes,
-            FieldMeta{"bytes", "collective DMA packet size", "facts.md §9.2 (64 KiB)", 1, 1 << 30}
+            FieldMeta{"bytes", "collective DMA packet size", "hardware-facts.md §9.2 (64 KiB)", 1, 1 << 30}
                 .no_effect("not modelled: a collective step moves its chunk over the links and "
                            "reduction units as one transfer"));
     v.field("op_overhead_ns", op_overhead_ns,
@@ -743,7 +743,7 @@ struct CollectiveParams {
              0, 1e9});
     v.field("kangaring", kangaring,
             {"bool", "KangaRing available: `auto` uses it above rdh_max_bytes (else Ring)",
-             "facts.md §11.5 (KangaRing is documented for Trainium2)", 0, 1});
+             "hardware-facts.md §11.5 (KangaRing is documented for Trainium2)", 0, 1});
   }
 };
 
@@ -769,42 +769,42 @@ struct SystemParams {
     v.field("chips", chips,
             {"count", "chips in the simulated system", "instance definition", 1, 1 << 20});
     v.field("topology", topology,
-            {"", "how chips are connected (single = one chip)", "facts.md §11"});
-    v.field("torus_x", torus_x, {"chips", "torus size along X", "facts.md §11", 1, 1 << 20});
-    v.field("torus_y", torus_y, {"chips", "torus size along Y", "facts.md §11", 1, 1 << 20});
+            {"", "how chips are connected (single = one chip)", "hardware-facts.md §11"});
+    v.field("torus_x", torus_x, {"chips", "torus size along X", "hardware-facts.md §11", 1, 1 << 20});
+    v.field("torus_y", torus_y, {"chips", "torus size along Y", "hardware-facts.md §11", 1, 1 << 20});
     v.field(
         "torus_z", torus_z,
-        {"chips", "torus size along Z (instances in a 3D torus)", "facts.md §11.2", 1, 1 << 20});
+        {"chips", "torus size along Z (instances in a 3D torus)", "hardware-facts.md §11.2", 1, 1 << 20});
     v.field("chips_per_instance", chips_per_instance,
             {"count", "chips per server instance (beyond it: inter-instance links or EFA)",
-             "facts.md §11", 1, 1 << 20});
+             "hardware-facts.md §11", 1, 1 << 20});
     v.field("link_bandwidth_gbps", link_bandwidth_gbps,
             {"GB/s", "chip-to-chip link bandwidth per link per direction inside an instance",
-             "facts.md §11 (chip figure / links / 2 directions: assumed split)", 0, 1e7});
+             "hardware-facts.md §11 (chip figure / links / 2 directions: assumed split)", 0, 1e7});
     v.field("inter_instance_link_bandwidth_gbps", inter_instance_link_bandwidth_gbps,
             {"GB/s", "per link per direction between instances (torus Z links)",
-             "facts.md §11.2 (256 GB/s per chip over 2 Z links, both directions)", 0, 1e7});
+             "hardware-facts.md §11.2 (256 GB/s per chip over 2 Z links, both directions)", 0, 1e7});
     v.field("link_latency_ns", link_latency_ns,
             {"ns", "one-way latency of a chip-to-chip link",
              "assumed: not published; well below the 1-2 us algorithm hop", 0, 1e9});
     v.field("switch_port_bandwidth_gbps", switch_port_bandwidth_gbps,
-            {"GB/s", "switch port bandwidth per direction (switched topologies)", "facts.md §11.3",
+            {"GB/s", "switch port bandwidth per direction (switched topologies)", "hardware-facts.md §11.3",
              0, 1e7});
     v.field("switch_latency_ns", switch_latency_ns,
-            {"ns", "latency through one switch level", "assumed: not published (facts.md §16)", 0,
+            {"ns", "latency through one switch level", "assumed: not published (hardware-facts.md §16)", 0,
              1e9});
     v.field("switch_levels", switch_levels,
             {"count", "switch levels between the farthest chips (0 without switches)",
-             "facts.md §11.3", 0, 16});
+             "hardware-facts.md §11.3", 0, 16});
     v.field("efa_bandwidth_gbps", efa_bandwidth_gbps,
-            {"GB/s", "EFA network bandwidth per chip per direction", "facts.md §11", 0, 1e7});
+            {"GB/s", "EFA network bandwidth per chip per direction", "hardware-facts.md §11", 0, 1e7});
     v.field("efa_latency_ns", efa_latency_ns,
-            {"ns", "one-way EFA latency between instances", "facts.md §11.2 (~15 us)", 0, 1e9});
+            {"ns", "one-way EFA latency between instances", "hardware-facts.md §11.2 (~15 us)", 0, 1e9});
     v.field("lnc", lnc,
             {"count",
              "logical NeuronCore size: physical cores per collective rank (2 = LNC=2: core pairs "
              "2k, 2k+1 act as one rank, each moving half its data)",
-             "facts.md §12 (LNC=1 or 2 on Trn2/Trn3; runtime default 2). Assumed 1: kernel pids "
+             "hardware-facts.md §12 (LNC=1 or 2 on Trn2/Trn3; runtime default 2). Assumed 1: kernel pids "
              "are physical cores",
              1, 2});
   }
@@ -835,7 +835,7 @@ struct CompilerParams {
             {"queues",
              "DMA queues the front end spreads a kernel's DMA call sites over, round robin "
              "(at most dma.queues_per_engine)",
-             "assumed: every queue of an engine (facts.md §9.2: 16); the compiler's queue "
+             "assumed: every queue of an engine (hardware-facts.md §9.2: 16); the compiler's queue "
              "assignment is not published",
              1, 1024});
     v.field("sbuf_memset_engine", sbuf_memset_engine,
@@ -862,7 +862,7 @@ struct CompilerParams {
              "descriptor generation of a dma_copy whose kernel leaves dge_mode unset (or "
              "unknown): none (descriptors prebuilt by the runtime) or hwdge (the hardware DGE of "
              "the triggering sequencer, NeuronCore-v3 and later); a kernel's own dge_mode wins",
-             "facts.md §9.3: hwdge is the hardware path on NC-v3+, and the published trn2 "
+             "hardware-facts.md §9.3: hwdge is the hardware path on NC-v3+, and the published trn2 "
              "profiles made with prebuilt descriptors say the compiler's descriptor generation "
              "was disabled for them; the compiler's default is otherwise not published"});
   }
@@ -898,11 +898,11 @@ struct Params {
     v.field("description", description,
             FieldMeta{"", "one-line description", "config file"}.no_effect("a label"));
     v.field("generation", generation,
-            FieldMeta{"", "Trainium generation", "facts.md §1"}.no_effect(
+            FieldMeta{"", "Trainium generation", "hardware-facts.md §1"}.no_effect(
                 "a label: what a generation can do is in nc_version and the other parameters"));
     v.field("nc_version", nc_version,
             {"", "NeuronCore version: 2 Trn1, 3 Trn2, 4 Trn3, 5 Trn4 (projected); ISA availability",
-             "facts.md §1", 2, 5});
+             "hardware-facts.md §1", 2, 5});
     v.section("chip", chip, "Chip composition");
     v.section("tensor", tensor, "Tensor Engine (PE array), per NeuronCore");
     v.section("vector", vector, "Vector Engine, per NeuronCore");

@@ -178,7 +178,7 @@ enum class CompareOp : std::uint8_t { kEq, kNe, kGe, kGt, kLe, kLt };
 std::string_view compare_op_name(CompareOp op);
 std::optional<CompareOp> compare_op_from_name(std::string_view name);
 
-/// Scalar Engine activation functions (NKI names, facts.md section 5).
+/// Scalar Engine activation functions (NKI names, hardware-facts.md section 5).
 enum class ActivationFunc : std::uint8_t {
   kCopy,
   kAbs,
@@ -238,7 +238,7 @@ enum class ScalarKind : std::uint8_t {
 // Operands.
 
 /// Rank limit of an access pattern: HBM patterns up to 5 dimensions; on-chip patterns are a
-/// partition range plus up to 4 free dimensions (facts.md section 7).
+/// partition range plus up to 4 free dimensions (hardware-facts.md section 7).
 inline constexpr std::size_t kMaxPatternDims = 5;
 inline constexpr std::size_t kMaxFreeDims = 4;
 inline constexpr std::uint32_t kNoTensor = 0xFFFFFFFFu;

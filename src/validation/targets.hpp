@@ -104,7 +104,7 @@ std::vector<Row> calibration_rows();
 /// is long, and the large matmuls approach their ideal time.
 std::vector<Row> sanity_rows();
 
-/// A parameter fitted on a target: facts.md §16 leaves it unknown; its value and source are
+/// A parameter fitted on a target: hardware-facts.md §16 leaves it unknown; its value and source are
 /// read from the built-in configs.
 struct CalibratedParameter {
   std::string key;        ///< dotted config key, e.g. "sequencer.queue_depth"

@@ -1,6 +1,6 @@
 // Algorithms as schedules (pure): step counts, partners, message sizes, conservation of
 // messages, and the algorithm `auto` picks. Expected values from the algorithms' definitions
-// (facts.md §11.5: Ring O(N), Mesh O(1), RDH O(log N), KangaRing O(N/2)).
+// (hardware-facts.md §11.5: Ring O(N), Mesh O(1), RDH O(log N), KangaRing O(N/2)).
 #include "collective/schedule.hpp"
 
 #include <gtest/gtest.h>
@@ -200,7 +200,7 @@ TEST(BusBandwidth, FactorsAsNccomTest) {
 }
 
 TEST(AutoAlgorithm, PicksBySizeAsTheTrn2RuntimeDocuments) {
-  // trn2: Mesh up to 1 MiB, RDH up to 56 MiB, KangaRing above (facts.md §11.5).
+  // trn2: Mesh up to 1 MiB, RDH up to 56 MiB, KangaRing above (hardware-facts.md §11.5).
   const config::CollectiveParams trn2 = config::load_config("trn2").params.collective;
   auto pick = [&](std::uint64_t bytes) {
     return choose_algorithm(Operation::kAllReduce, Algorithm::kAuto, bytes, 16, 1, true, trn2);

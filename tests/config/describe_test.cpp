@@ -29,7 +29,7 @@ TEST(Diff, Trn2ToTrn3ListsClocksSbufHbmAndDma) {
   struct Expected {
     std::string key, a, b, unit;
   };
-  // facts.md §2, §8, §1/§10 (2.9/4 and 4.9/4 TB/s), §9.1 (23 and 33 B/ns).
+  // hardware-facts.md §2, §8, §1/§10 (2.9/4 and 4.9/4 TB/s), §9.1 (23 and 33 B/ns).
   const std::vector<Expected> expected = {
       {"vector.clock_ghz", "0.96", "1.2", "GHz"},
       {"sbuf.partition_bytes", "229376", "262144", "bytes"},
@@ -45,7 +45,7 @@ TEST(Diff, Trn2ToTrn3ListsClocksSbufHbmAndDma) {
     EXPECT_EQ(d->b, e.b) << e.key;
     EXPECT_EQ(d->unit, e.unit) << e.key;
   }
-  // Same on both (2.4 GHz TensorE, facts.md §2) and never listed: name, description.
+  // Same on both (2.4 GHz TensorE, hardware-facts.md §2) and never listed: name, description.
   EXPECT_EQ(find_difference(differences, "tensor.clock_ghz"), nullptr);
   EXPECT_EQ(find_difference(differences, "name"), nullptr);
   EXPECT_EQ(find_difference(differences, "description"), nullptr);
@@ -82,7 +82,7 @@ TEST(Explain, OneRowPerParameterWithValueUnitAndSource) {
       saw_clock = true;
       EXPECT_THAT(line, HasSubstr(" 2.4 "));
       EXPECT_THAT(line, HasSubstr(" GHz "));
-      EXPECT_THAT(line, HasSubstr("facts.md §2: 2.4 GHz (N-ARCH2)"));  // trn2.json source
+      EXPECT_THAT(line, HasSubstr("hardware-facts.md §2: 2.4 GHz (N-ARCH2)"));  // trn2.json source
     }
     if (line.rfind("vector.min_ii_cycles ", 0) == 0) {
       saw_override = true;

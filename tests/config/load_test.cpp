@@ -66,7 +66,7 @@ TEST(Builtins, EveryTrn4ValueIsMarkedProjected) {
 }
 
 TEST(Builtins, NcVersionFollowsGeneration) {
-  // facts.md §1: Trn1 NC-v2, Trn2 NC-v3, Trn3 NC-v4; Trn4 projected as 5.
+  // hardware-facts.md §1: Trn1 NC-v2, Trn2 NC-v3, Trn3 NC-v4; Trn4 projected as 5.
   EXPECT_EQ(load_config("trn1").params.nc_version, 2);
   EXPECT_EQ(load_config("trn2").params.nc_version, 3);
   EXPECT_EQ(load_config("trn3").params.nc_version, 4);

@@ -1,4 +1,4 @@
-// Parameter declarations and derived quantities, checked against hand-worked facts.md numbers.
+// Parameter declarations and derived quantities, checked against hand-worked hardware-facts.md numbers.
 #include "config/params.hpp"
 
 #include <gtest/gtest.h>
@@ -77,7 +77,7 @@ TEST(Params, EnumSpellingsRoundTrip) {
 }
 
 TEST(Params, PeakFlopsPerCoreMatchFacts) {
-  // facts.md §1: NC-v3: 128*128*2*2.4 GHz = 78.6432e12 BF16; x2 FP8 = 157.2864e12; /4 FP32.
+  // hardware-facts.md §1: NC-v3: 128*128*2*2.4 GHz = 78.6432e12 BF16; x2 FP8 = 157.2864e12; /4 FP32.
   const Params trn2 = load_config("trn2").params;
   EXPECT_DOUBLE_EQ(trn2.peak_bf16_flops_per_core(), 128.0 * 128 * 2 * 2.4e9);
   EXPECT_NEAR(trn2.peak_bf16_flops_per_core(), 78.6432e12, 1e6);
@@ -95,7 +95,7 @@ TEST(Params, PeakFlopsPerCoreMatchFacts) {
 }
 
 TEST(Params, Trn4IsTheAnnouncedMultipleOfTrn3) {
-  // facts.md §11.4: 3x FP8, 6x FP4, 4x memory bandwidth vs Trainium3.
+  // hardware-facts.md §11.4: 3x FP8, 6x FP4, 4x memory bandwidth vs Trainium3.
   const Params trn3 = load_config("trn3").params;
   const Params trn4 = load_config("trn4").params;
   EXPECT_DOUBLE_EQ(trn4.peak_mxfp8_flops_per_core() * trn4.cores_per_chip(),
@@ -107,7 +107,7 @@ TEST(Params, Trn4IsTheAnnouncedMultipleOfTrn3) {
 }
 
 TEST(Params, ChipMemoryTotalsMatchFacts) {
-  // facts.md §1: HBM 32/96/144 GiB; 820 GB/s, 2.9 TB/s, 4.9 TB/s.
+  // hardware-facts.md §1: HBM 32/96/144 GiB; 820 GB/s, 2.9 TB/s, 4.9 TB/s.
   const Params trn1 = load_config("trn1").params;
   const Params trn2 = load_config("trn2").params;
   const Params trn3 = load_config("trn3").params;
@@ -117,7 +117,7 @@ TEST(Params, ChipMemoryTotalsMatchFacts) {
   EXPECT_DOUBLE_EQ(trn1.hbm_bandwidth_gbps(), 820);
   EXPECT_DOUBLE_EQ(trn2.hbm_bandwidth_gbps(), 2900);
   EXPECT_DOUBLE_EQ(trn3.hbm_bandwidth_gbps(), 4900);
-  // facts.md §1, §8: SBUF per chip 48 MiB (2 x 24), 224 MiB (8 x 28), 256 MiB (8 x 32).
+  // hardware-facts.md §1, §8: SBUF per chip 48 MiB (2 x 24), 224 MiB (8 x 28), 256 MiB (8 x 32).
   const auto sbuf_mib = [](const Params& p) {
     return static_cast<double>(p.sbuf.partitions) * p.sbuf.partition_bytes * p.chip.cores /
            (1 << 20);
@@ -125,14 +125,14 @@ TEST(Params, ChipMemoryTotalsMatchFacts) {
   EXPECT_DOUBLE_EQ(sbuf_mib(trn1), 48);
   EXPECT_DOUBLE_EQ(sbuf_mib(trn2), 224);
   EXPECT_DOUBLE_EQ(sbuf_mib(trn3), 256);
-  // facts.md §8: NC-v2 usable 192 KiB - 16 KiB = 176 KiB = 180224 bytes per partition.
+  // hardware-facts.md §8: NC-v2 usable 192 KiB - 16 KiB = 176 KiB = 180224 bytes per partition.
   EXPECT_EQ(trn1.sbuf.usable_partition_bytes, 176 * 1024);
-  // facts.md §8: PSUM 8 banks x 2 KiB, 512 FP32 per bank (psum_fmax).
+  // hardware-facts.md §8: PSUM 8 banks x 2 KiB, 512 FP32 per bank (psum_fmax).
   EXPECT_EQ(trn2.psum_fmax(), 512);
 }
 
 TEST(Params, DmaAndHbmDerivedRatesMatchFacts) {
-  // facts.md §9.1: 16 engines x 23 B/ns = 368 GB/s per Trn2 NC; Trn1 272; Trn3 528.
+  // hardware-facts.md §9.1: 16 engines x 23 B/ns = 368 GB/s per Trn2 NC; Trn1 272; Trn3 528.
   EXPECT_DOUBLE_EQ(load_config("trn2").params.dma.engines_per_core *
                        load_config("trn2").params.dma.engine_bandwidth_gbps,
                    368);
@@ -149,7 +149,7 @@ TEST(Params, SystemVariantsHaveTheDocumentedShape) {
   const Params trn2_48xl = load_config("trn2-48xl").params;
   EXPECT_EQ(trn2_48xl.system.topology, Topology::torus2d);
   EXPECT_EQ(trn2_48xl.system.torus_x * trn2_48xl.system.torus_y, 16);
-  EXPECT_EQ(trn2_48xl.total_cores(), 16 * 8);  // 128 physical NCs (facts.md §12)
+  EXPECT_EQ(trn2_48xl.total_cores(), 16 * 8);  // 128 physical NCs (hardware-facts.md §12)
   const Params ultra = load_config("trn2-ultraserver").params;
   EXPECT_EQ(ultra.system.topology, Topology::torus3d);
   EXPECT_EQ(ultra.system.chips, 64);

@@ -1,4 +1,4 @@
-// Contract tests of the ScalarE (facts.md §5) and GpSimdE (§6) cost rules, the engine dispatch and
+// Contract tests of the ScalarE (hardware-facts.md §5) and GpSimdE (§6) cost rules, the engine dispatch and
 // the placeholder DMA time (§9). Expected values are worked out by hand in the comments.
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@ Instruction activation(const AccessPattern& src, const AccessPattern& dst) {
 }
 
 TEST(ScalarCost, DependentOneElementActivationMatchesMeasured189Ns) {
-  // facts.md §5: dependent back-to-back 1-element activations, II = 189 ns = 264 cycles (NC-v2):
+  // hardware-facts.md §5: dependent back-to-back 1-element activations, II = 189 ns = 264 cycles (NC-v2):
   // max(64, 1) + 200 = 264 cycles; 264 / 1.4 GHz = 188.57 ns.
   const AccessPattern one = sbuf(DType::kFloat32, 1, {1});
   CostContext dependent;

@@ -1,4 +1,4 @@
-// Contract tests of the TensorE cost rules (facts.md §3.2-3.5, §13). Expected cycles are worked
+// Contract tests of the TensorE cost rules (hardware-facts.md §3.2-3.5, §13). Expected cycles are worked
 // out by hand in the comments from the Params set in cost_test_support.hpp.
 #include <gtest/gtest.h>
 
@@ -26,7 +26,7 @@ TEST(TensorCost, Bf16FullTileIsMovingFreeSizeOnEveryGeneration) {
 }
 
 TEST(TensorCost, ShortMovingIsBoundByMinimumInitiationInterval) {
-  // facts.md §3.2 perf-guide example: LS_II = 128 / 4 = 32, MM_II = max(min(64, 128), 1) = 64.
+  // hardware-facts.md §3.2 perf-guide example: LS_II = 128 / 4 = 32, MM_II = max(min(64, 128), 1) = 64.
   const EngineCost cost = tensor_cost(matmul(DType::kBFloat16, 128, 128, 1), trn2());
   EXPECT_EQ(cost.cycles, 64u);
   EXPECT_EQ(cost.load_stationary_cycles, 32u);
@@ -72,7 +72,7 @@ TEST(TensorCost, StationaryReuseSkipsLoadStationary) {
 }
 
 Instruction double_row_matmul(std::uint32_t m, std::uint32_t n) {
-  // stationary [128, 2, M], moving [128, 2, N] FP8 (facts.md §3.4), dst [M, N] FP32.
+  // stationary [128, 2, M], moving [128, 2, N] FP8 (hardware-facts.md §3.4), dst [M, N] FP32.
   Instruction in = instruction(Opcode::kNcMatmul, Engine::kTensor,
                                {{Slot::kDst, psum(DType::kFloat32, m, {n})},
                                 {Slot::kStationary, sbuf(DType::kFloat8E4M3, 128, {2, m})},
@@ -101,7 +101,7 @@ TEST(TensorCost, Fp8DoubleRowDoesK256InTheTimeOfBf16K128) {
 }
 
 Instruction mx_matmul(DType stationary_dtype, DType moving_dtype) {
-  // stationary [128, 128] and moving [128, 512] in x4 containers (facts.md §3.5), dst FP32.
+  // stationary [128, 128] and moving [128, 512] in x4 containers (hardware-facts.md §3.5), dst FP32.
   return instruction(Opcode::kNcMatmulMx, Engine::kTensor,
                      {{Slot::kDst, psum(DType::kFloat32, 128, {512})},
                       {Slot::kStationary, sbuf(stationary_dtype, 128, {128})},

@@ -1,5 +1,5 @@
 // TransferPlan and PacketCursor: how a DMA splits over engines, descriptors and packets
-// (facts.md §9.2), worked out by hand. Params are the Trn2 defaults of config::Params.
+// (hardware-facts.md §9.2), worked out by hand. Params are the Trn2 defaults of config::Params.
 #include "dma/descriptors.hpp"
 
 #include <gtest/gtest.h>
@@ -49,7 +49,7 @@ TEST(TransferPlan, SingleEngineCalibrationCopy) {
 }
 
 TEST(TransferPlan, FullTileIsSixteenEnginesOfEightDescriptors) {
-  // facts.md §9.2: a [128, 512] FP32 load is 16 transfers x 8 buffers.
+  // hardware-facts.md §9.2: a [128, 512] FP32 load is 16 transfers x 8 buffers.
   const TransferPlan p =
       plan(dma_copy(sbuf(DType::kFloat32, 128, {512}), hbm(DType::kFloat32, {128, 512})));
   EXPECT_EQ(p.engines, 16u);

@@ -1,5 +1,5 @@
 // Topologies of the built-in system configs: routes, hop counts, wire latencies, link rates,
-// EFA domains and the snake ring order. Numbers from the configs (facts.md §11).
+// EFA domains and the snake ring order. Numbers from the configs (hardware-facts.md §11).
 #include "fabric/fabric.hpp"
 
 #include <gtest/gtest.h>

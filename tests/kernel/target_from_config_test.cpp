@@ -7,12 +7,12 @@
 namespace trnsim::kernel {
 namespace {
 
-// Expected values are the facts.md numbers the built-in configs are documented to carry.
+// Expected values are the hardware-facts.md numbers the built-in configs are documented to carry.
 TEST(TargetFromConfig, Trn2) {
   const Target t = target_from_params(config::load_config("trn2").params);
   EXPECT_EQ(t.name, "trn2");
   EXPECT_EQ(t.nc_version, 3);
-  EXPECT_EQ(t.cores_per_chip, 8u);      // facts.md §1
+  EXPECT_EQ(t.cores_per_chip, 8u);      // hardware-facts.md §1
   EXPECT_EQ(t.partitions, 128u);        // §8
   EXPECT_EQ(t.psum_banks, 8u);          // §8
   EXPECT_EQ(t.psum_bank_bytes, 2048u);  // §8

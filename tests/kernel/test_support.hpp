@@ -1,4 +1,4 @@
-// Helpers shared by the kernel tests: targets built by hand from facts.md, and one-call
+// Helpers shared by the kernel tests: targets built by hand from hardware-facts.md, and one-call
 // parse + prepare + stream of a kernel written inline.
 #pragma once
 
@@ -17,7 +17,7 @@
 
 namespace trnsim::kernel::testing {
 
-/// Trainium1: NeuronCore-v2, 2 cores per chip, 176 KiB usable SBUF per partition (facts.md §1,
+/// Trainium1: NeuronCore-v2, 2 cores per chip, 176 KiB usable SBUF per partition (hardware-facts.md §1,
 /// §8), 512-element moving limit, no double_row, no MX, FP32-only PSUM output (§3.1, §3.4).
 inline Target trn1_target() {
   Target t;
@@ -31,7 +31,7 @@ inline Target trn1_target() {
 }
 
 /// Trainium2: NeuronCore-v3, 8 cores per chip, 192 KiB usable SBUF per partition (the config's
-/// assumption for "24 MiB usable", facts.md §8), double_row yes, MX no.
+/// assumption for "24 MiB usable", hardware-facts.md §8), double_row yes, MX no.
 inline Target trn2_target() {
   Target t;
   t.name = "trn2";
@@ -42,7 +42,7 @@ inline Target trn2_target() {
 }
 
 /// Trainium3: NeuronCore-v4, moving free up to 4096 (FP32 dst) / 8192 (BF16 dst), MX, BF16 dst
-/// (facts.md §3.1, §3.5), 256 KiB SBUF per partition (§8).
+/// (hardware-facts.md §3.1, §3.5), 256 KiB SBUF per partition (§8).
 inline Target trn3_target() {
   Target t;
   t.name = "trn3";

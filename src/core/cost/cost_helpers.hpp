@@ -33,7 +33,7 @@ inline EngineCost make_cost(std::uint64_t cycles, double clock_ghz) {
 inline bool is_bf16(kernel::DType dtype) {
   return dtype == kernel::DType::kBFloat16;
 }
-/// BF16 or FP16: the dtypes of the NC-v3+ VectorE/ScalarE performance modes (facts.md §4, §5).
+/// BF16 or FP16: the dtypes of the NC-v3+ VectorE/ScalarE performance modes (hardware-facts.md §4, §5).
 inline bool is_half_float(kernel::DType dtype) {
   return dtype == kernel::DType::kBFloat16 || dtype == kernel::DType::kFloat16;
 }
@@ -51,7 +51,7 @@ inline std::uint64_t innermost_stride_bytes(const kernel::AccessPattern& pattern
 }
 
 /// True when the element streams of any used operand in `slots` run at half rate because its
-/// innermost stride exceeds sbuf.full_rate_max_stride_bytes (facts.md §7).
+/// innermost stride exceeds sbuf.full_rate_max_stride_bytes (hardware-facts.md §7).
 inline bool any_slow_stride(const kernel::Instruction& instruction, const config::Params& params,
                             std::initializer_list<kernel::Slot> slots) {
   const auto limit = static_cast<std::uint64_t>(params.sbuf.full_rate_max_stride_bytes);

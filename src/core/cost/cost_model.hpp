@@ -1,5 +1,5 @@
 // Engine cost models: how long one instruction keeps its engine busy, as a pure function of the
-// instruction and the generation's parameters (facts.md §2-7, §13; formulas in
+// instruction and the generation's parameters (hardware-facts.md §2-7, §13; formulas in
 // docs/cost-models.md). Models TensorE (LoadStationary/MultiplyMoving, transpose, FP8 double row,
 // MX, PE tiles), VectorE, ScalarE and GpSimdE per-op costs; DMA timing lives in src/dma. Leaves out
 // everything that needs time or other instructions: dependencies, queueing, LS/MM overlap,
@@ -58,7 +58,7 @@ EngineCost engine_cost(const kernel::Instruction& instruction, const config::Par
 /// Rows are the contraction partitions (PE row i reads SBUF partition i); columns are the
 /// output partitions (PE column j writes PSUM partition j). Instructions on disjoint tiles may
 /// run concurrently (timing model). nc_matmul_mx and double_row use all columns (no column
-/// tiling, facts.md §3.4, §3.5).
+/// tiling, hardware-facts.md §3.4, §3.5).
 struct PeTile {
   std::uint32_t row_begin = 0;
   std::uint32_t rows = 0;

@@ -1,12 +1,12 @@
 // GpSimdE costs: start_cycles + streamed element passes at one 32-bit element per partition per
-// lane-cycle (facts.md §6, §13; docs/cost-models.md "GpSimdE").
+// lane-cycle (hardware-facts.md §6, §13; docs/cost-models.md "GpSimdE").
 #include "core/cost/cost_helpers.hpp"
 #include "core/cost/cost_model.hpp"
 
 namespace trnsim::cost {
 namespace {
 
-/// tensor_partition_reduce (cost not published, facts.md §13): one pass reads each processor's
+/// tensor_partition_reduce (cost not published, hardware-facts.md §13): one pass reads each processor's
 /// partitions and reduces them, one more combines the processors' partial rows. Assumed.
 constexpr double kPartitionReducePasses = 2;
 
@@ -22,7 +22,7 @@ EngineCost gpsimd_cost(const kernel::Instruction& instruction, const config::Par
   const config::GpSimdEngineParams& gpsimd = params.gpsimd;
   double passes = 1;  // element streams per element of the main operand
   switch (instruction.opcode) {
-    case Opcode::kIota:          // 150 + N (facts.md §13)
+    case Opcode::kIota:          // 150 + N (hardware-facts.md §13)
     case Opcode::kAffineSelect:  // ~150 + N
     case Opcode::kTensorCopy:    // one input stream (assumed like iota)
     case Opcode::kTensorScalar:  // scalar operands are per partition, not streamed
@@ -41,7 +41,7 @@ EngineCost gpsimd_cost(const kernel::Instruction& instruction, const config::Par
   const kernel::AccessPattern& main =
       instruction.src().used() ? instruction.src() : instruction.dst();
   // lanes 32-bit lanes serve sbuf.partitions partitions: 128 / 128 = 1 element per partition
-  // per cycle (each processor reads <= 32 bits per partition per cycle, facts.md §6).
+  // per cycle (each processor reads <= 32 bits per partition per cycle, hardware-facts.md §6).
   const double elements_per_partition_cycle =
       static_cast<double>(gpsimd.lanes) / params.sbuf.partitions;
   const bool slow =

@@ -1,5 +1,5 @@
 // ScalarE costs: activation max(MIN_II, N) (+ accumulator read-out with reduce_dst), tensor_copy
-// (NC-v3+) and tensor_scalar (NC-v4+) with the NC-v4 BF16 speed-up (facts.md §5, §13;
+// (NC-v3+) and tensor_scalar (NC-v4+) with the NC-v4 BF16 speed-up (hardware-facts.md §5, §13;
 // docs/cost-models.md "ScalarE").
 #include <algorithm>
 
@@ -21,7 +21,7 @@ EngineCost scalar_cost(const kernel::Instruction& instruction, const config::Par
   std::uint64_t extra = 0;
   switch (instruction.opcode) {
     case kernel::Opcode::kActivation:
-      // Same cost with or without scale/bias (facts.md §5).
+      // Same cost with or without scale/bias (hardware-facts.md §5).
       if (instruction.operand(Slot::kReduceDst).used()) {
         extra += static_cast<std::uint64_t>(scalar.accumulator_read_cycles);
       }

@@ -1,5 +1,5 @@
 // TensorE costs: nc_matmul = LoadStationary + MultiplyMoving, nc_matmul_mx, nc_transpose
-// (facts.md §3.2-3.5, §13; docs/cost-models.md "TensorE").
+// (hardware-facts.md §3.2-3.5, §13; docs/cost-models.md "TensorE").
 #include <algorithm>
 
 #include "core/cost/cost_helpers.hpp"
@@ -18,12 +18,12 @@ bool is_fp32(DType dtype) {
   return dtype == DType::kFloat32;
 }
 
-/// Rate factor of facts.md §7 for one streamed operand: 2 when its innermost stride is too large.
+/// Rate factor of hardware-facts.md §7 for one streamed operand: 2 when its innermost stride is too large.
 double stride_factor(const Instruction& instruction, const config::Params& params, Slot slot) {
   return detail::any_slow_stride(instruction, params, {slot}) ? 2.0 : 1.0;
 }
 
-/// The matmul cost rule (facts.md §3.2), shared by matmul, MX matmul and transpose:
+/// The matmul cost rule (hardware-facts.md §3.2), shared by matmul, MX matmul and transpose:
 ///   MM = dtype_factor * max(min(mm_min_ii, columns), moving_stream)
 ///   LS = dtype_factor * stationary_stream / load_stationary_speedup
 /// columns: PE columns used (= output partitions = stationary free size); the streams are in
@@ -47,7 +47,7 @@ double values_per_partition(const AccessPattern& pattern) {
                              kernel::dtype_values_per_element(pattern.dtype));
 }
 
-/// Throughput relative to BF16 of the data streamed: FP8 double row (facts.md §3.4: K = 256 in
+/// Throughput relative to BF16 of the data streamed: FP8 double row (hardware-facts.md §3.4: K = 256 in
 /// the time of BF16 K = 128, i.e. the [K, 2, F] operands stream at 2 values per cycle) and MX
 /// (§3.5: 4x; a mixed MXFP8/MXFP4 pair runs at the slower rate). 1 otherwise.
 double matmul_rate(const Instruction& instruction, const config::TensorEngineParams& tensor) {
@@ -73,7 +73,7 @@ EngineCost matmul_cost(const Instruction& instruction, const config::Params& par
   const AccessPattern& moving = instruction.src();
   const double rate = matmul_rate(instruction, tensor);
   // An FP32 (not TF32) input makes the matmul FP32 (the validator requires both); transpose mode
-  // makes FP32 transpose_fp32_mode_speedup times faster (facts.md §3.1-3.3).
+  // makes FP32 transpose_fp32_mode_speedup times faster (hardware-facts.md §3.1-3.3).
   double dtype_factor = 1;
   if (is_fp32(stationary.dtype) || is_fp32(moving.dtype)) {
     dtype_factor = tensor.fp32_cost_factor;
@@ -88,7 +88,7 @@ EngineCost matmul_cost(const Instruction& instruction, const config::Params& par
 }
 
 /// Transpose of src [P, F] = matmul with src as stationary (F columns) and a [P, P] identity as
-/// moving: max(P, min(mm_min_ii, F)) (facts.md §3.3). FP32 always uses transpose mode.
+/// moving: max(P, min(mm_min_ii, F)) (hardware-facts.md §3.3). FP32 always uses transpose mode.
 EngineCost transpose_cost(const Instruction& instruction, const config::Params& params,
                           const CostContext& context) {
   const config::TensorEngineParams& tensor = params.tensor;

@@ -1,4 +1,4 @@
-// TensorE dI/dt throttling (Trn2, Trn3; facts.md §3.8) as a small pure state machine over time.
+// TensorE dI/dt throttling (Trn2, Trn3; hardware-facts.md §3.8) as a small pure state machine over time.
 // When work begins the utilisation limit starts at throttle_initial_fraction and ramps linearly
 // (assumed shape) to 1 over throttle_ramp_ns; it re-engages when TensorE utilisation over a
 // trailing throttle_window_ns window falls below throttle_reengage_utilization. Time before the

@@ -1,5 +1,5 @@
 // VectorE costs: max(MIN_II, work) + fixed extras + dependent overhead, with the per-op work of
-// facts.md §13 and the NC-v3+ BF16 performance modes of §4 (docs/cost-models.md "VectorE").
+// hardware-facts.md §13 and the NC-v3+ BF16 performance modes of §4 (docs/cost-models.md "VectorE").
 #include <algorithm>
 
 #include "core/cost/cost_helpers.hpp"
@@ -19,7 +19,7 @@ bool in_sbuf(const AccessPattern& pattern) {
   return pattern.memory == MemoryKind::kSbuf;
 }
 
-/// tensor_copy / tensor_scalar speed-up (facts.md §4): BF16/FP16 in and out, both in SBUF with a
+/// tensor_copy / tensor_scalar speed-up (hardware-facts.md §4): BF16/FP16 in and out, both in SBUF with a
 /// unit-stride innermost dimension -> bf16_fast_copy_speedup (4x); BF16/FP16 otherwise (strided
 /// or one side in PSUM) -> bf16_2x_speedup; any other dtype -> 1.
 double copy_speedup(const Instruction& instruction, const config::VectorEngineParams& vector) {
@@ -31,7 +31,7 @@ double copy_speedup(const Instruction& instruction, const config::VectorEnginePa
   return fast ? vector.bf16_fast_copy_speedup : vector.bf16_2x_speedup;
 }
 
-/// tensor_tensor element work per element of in0 (facts.md §13, §4).
+/// tensor_tensor element work per element of in0 (hardware-facts.md §13, §4).
 double tensor_tensor_work(const Instruction& instruction,
                           const config::VectorEngineParams& vector) {
   const AccessPattern& in0 = instruction.src();
@@ -54,7 +54,7 @@ double tensor_tensor_work(const Instruction& instruction,
 }
 
 /// scalar_tensor_tensor: N if data, in1, dst are BF16, op0 and op1 are subtract/multiply and N is
-/// even; else 2N (facts.md §13).
+/// even; else 2N (hardware-facts.md §13).
 double scalar_tensor_tensor_work(const Instruction& instruction, std::uint64_t n) {
   auto fast_op = [](AluOp op) { return op == AluOp::kSubtract || op == AluOp::kMultiply; };
   const bool fast = detail::is_bf16(instruction.src().dtype) &&
@@ -66,7 +66,7 @@ double scalar_tensor_tensor_work(const Instruction& instruction, std::uint64_t n
 
 /// select streams pred, on_true and on_false; SBUF and PSUM are read through separate ports, so
 /// the passes are the larger count of streamed inputs in one memory (this reproduces
-/// tensor_copy_predicated's N / 2N rule of facts.md §13).
+/// tensor_copy_predicated's N / 2N rule of hardware-facts.md §13).
 double select_passes(const Instruction& instruction) {
   int sbuf = 0;
   int psum = 0;
