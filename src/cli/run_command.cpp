@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/kernel_loading.hpp"
+#include "cli/numerics_run.hpp"
 #include "cli/progress_options.hpp"
 #include "cli/run_progress.hpp"
 #include "collective/collective_system.hpp"
@@ -28,6 +29,7 @@ void register_run_command(CLI::App& app, CommandContext& context) {
     std::string trace_detail = "dma";
     bool no_run_ahead = false;
     ProgressChoice progress;
+    NumericsOptions numerics;
   };
   auto options = std::make_shared<Options>();
   CLI::App* run = app.add_subcommand("run", "Simulate a kernel with timing and print the summary");
@@ -60,7 +62,9 @@ void register_run_command(CLI::App& app, CommandContext& context) {
                 "Keep every core in step with the SystemC kernel (slower; the results are the "
                 "same: a check of the simulator, docs/architecture.md)");
   add_progress_options(run, options->progress);
+  add_numerics_options(*run, options->numerics);
   run->callback([options, &context] {
+    check_numerics_options(options->numerics, options->kernel);
     report::parse_trace_detail(options->trace_detail, options->outputs.trace);
     if (!options->trace_window.empty()) {
       report::parse_trace_window(options->trace_window, options->outputs.trace);
@@ -68,6 +72,10 @@ void register_run_command(CLI::App& app, CommandContext& context) {
     const LoadedKernel loaded = load_kernel(options->kernel, context.verbosity);
     spdlog::info("simulating {} on {} ({} core(s))", loaded.program->name,
                  loaded.config.params.name, loaded.prepared.cores);
+    std::unique_ptr<NumericsRun> numerics;
+    if (options->numerics.enabled) {
+      numerics = std::make_unique<NumericsRun>(options->numerics, options->kernel, loaded);
+    }
     const report::RunInfo info = run_info(loaded);
     report::RunOutputs outputs(
         options->outputs, loaded.prepared, loaded.config,
@@ -87,7 +95,8 @@ void register_run_command(CLI::App& app, CommandContext& context) {
           },
           outputs.instruction_observer(), collective::backend_factory(collectives),
           outputs.dma_observer(),
-          options->no_run_ahead ? core::RunAhead::kOff : core::RunAhead::kOn);
+          options->no_run_ahead ? core::RunAhead::kOff : core::RunAhead::kOn,
+          numerics ? numerics->execute_hook() : core::ExecuteHook{});
     } catch (const InputError&) {
       collective::rethrow_if_failed(*collectives);  // [collective] its error explains the stop
       throw;
@@ -98,6 +107,7 @@ void register_run_command(CLI::App& app, CommandContext& context) {
     if (!collectives->operations.empty()) {
       stats["collectives"] = collective::statistics(*collectives);
     }
+    const bool expectations_met = numerics ? numerics->finish(stats) : true;
     outputs.add_source_lines(stats, result.kernel_ns);
     outputs.finish(stats, result.kernel_ns);
     if (options->json) {
@@ -105,7 +115,7 @@ void register_run_command(CLI::App& app, CommandContext& context) {
     } else {
       std::cout << report::format_summary(stats);
     }
-    context.exit_code = kExitOk;
+    context.exit_code = expectations_met ? kExitOk : kExitCheckFailed;
   });
 }
 

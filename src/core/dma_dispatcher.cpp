@@ -164,6 +164,7 @@ sc_time DmaDispatcher::start_ready() {
                  kernel::opcode_name(instruction.opcode), to_ns(now), instruction.dma_queue,
                  std::max(instruction.src().bytes(), instruction.dst().bytes()));
     }
+    if (core_.execute_hook()) core_.execute_hook()(instruction);
     if (instruction.engine == EngineKind::kDma) {
       submitted_.insert(sequence, slot_of(dma.item->id));
       if (ahead) {

@@ -30,13 +30,14 @@ std::size_t engine_of(const Instruction& instruction) {
 NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& params,
                        std::uint32_t pid, std::unique_ptr<InstructionSource> source,
                        DmaBackend& dma, CollectiveBackend* collectives, BarrierHub* barrier,
-                       InstructionObserver observer, bool may_run_ahead)
+                       InstructionObserver observer, bool may_run_ahead, ExecuteHook execute)
     : sc_module(name),
       params_(params),
       pid_(pid),
       source_(std::move(source)),
       barrier_(barrier),
       observer_(std::move(observer)),
+      execute_(std::move(execute)),
       semaphore_latency_(setup_ns(params.sequencer.semaphore_latency_ns)),
       issue_time_(ns(params.sequencer.issue_ns)),
       max_in_flight_(static_cast<std::size_t>(

@@ -61,6 +61,14 @@ struct InstructionTiming {
 };
 using InstructionObserver = std::function<void(const InstructionTiming&)>;
 
+/// Called once per instruction at the point where its inputs are final: a compute instruction
+/// when its engine starts it, a DMA or collective when it is submitted to the memory system or
+/// the collective cores (its producers have completed). Every instruction it depends on (reads
+/// what it writes, writes what it reads) was passed before it, so applying each instruction's
+/// effect on values in this order computes the kernel's values (functional execution). Must not
+/// block.
+using ExecuteHook = std::function<void(const kernel::Instruction&)>;
+
 class NeuronCore : public sc_core::sc_module {
  public:
   /// Engines with a sequencer and an instruction queue, in kernel::Engine order.
@@ -69,7 +77,7 @@ class NeuronCore : public sc_core::sc_module {
   NeuronCore(sc_core::sc_module_name name, const config::Params& params, std::uint32_t pid,
              std::unique_ptr<InstructionSource> source, DmaBackend& dma,
              CollectiveBackend* collectives, BarrierHub* barrier, InstructionObserver observer,
-             bool may_run_ahead = true);
+             bool may_run_ahead = true, ExecuteHook execute = {});
   ~NeuronCore() override;
 
   const CoreStats& stats() const {
@@ -98,6 +106,7 @@ class NeuronCore : public sc_core::sc_module {
   const InstructionSource& source() const { return *source_; }
   BarrierHub* barrier_hub() const { return barrier_; }
   const InstructionObserver& observer() const { return observer_; }
+  const ExecuteHook& execute_hook() const { return execute_; }
   DmaDispatcher& dma_dispatcher() { return *dma_dispatcher_; }
   const sc_core::sc_time& semaphore_latency() const { return semaphore_latency_; }
   const sc_core::sc_time& issue_time() const { return issue_time_; }
@@ -271,6 +280,7 @@ class NeuronCore : public sc_core::sc_module {
   std::unique_ptr<InstructionSource> source_;
   BarrierHub* barrier_;
   InstructionObserver observer_;
+  ExecuteHook execute_;
   const sc_core::sc_time semaphore_latency_;
   const sc_core::sc_time issue_time_;
   mutable CoreStats stats_;          ///< end_ns and instructions are set by stats()

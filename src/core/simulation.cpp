@@ -56,7 +56,8 @@ void route_systemc_reports_to_stderr() {
 SimulationResult simulate(const config::Params& params, std::uint32_t cores,
                           const SourceFactory& make_source, const InstructionObserver& observer,
                           const CollectiveBackendFactory& make_collectives,
-                          const DmaObserver& dma_observer, RunAhead run_ahead) {
+                          const DmaObserver& dma_observer, RunAhead run_ahead,
+                          const ExecuteHook& execute) {
   // Femtosecond resolution: engine cycles (e.g. 1/2.4 GHz) accumulate no visible rounding.
   sc_core::sc_set_time_resolution(1, sc_core::SC_FS);
   route_systemc_reports_to_stderr();
@@ -83,7 +84,7 @@ SimulationResult simulate(const config::Params& params, std::uint32_t cores,
       make_collectives ? make_collectives(params, cores, dma) : nullptr;
   const Chip::CoreFactory make_core = [&](const char* name, std::uint32_t pid) {
     return std::make_unique<NeuronCore>(name, params, pid, make_source(pid), dma, collectives.get(),
-                                        &barrier, observer, run_ahead == RunAhead::kOn);
+                                        &barrier, observer, run_ahead == RunAhead::kOn, execute);
   };
   const auto cores_per_chip = static_cast<std::uint32_t>(std::max(1, params.chip.cores));
   std::vector<std::unique_ptr<Chip>> chips;

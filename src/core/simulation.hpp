@@ -56,6 +56,7 @@ SimulationResult simulate(const config::Params& params, std::uint32_t cores,
                           const SourceFactory& make_source,
                           const InstructionObserver& observer = {},
                           const CollectiveBackendFactory& make_collectives = {},
-                          const DmaObserver& dma_observer = {}, RunAhead run_ahead = RunAhead::kOn);
+                          const DmaObserver& dma_observer = {}, RunAhead run_ahead = RunAhead::kOn,
+                          const ExecuteHook& execute = {});
 
 }  // namespace trnsim::core

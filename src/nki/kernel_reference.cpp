@@ -65,14 +65,21 @@ void check_kernel_arguments(const std::string& kernel, const std::vector<std::st
     check_assignments(nki.kwargs, "--kwarg", "NAME=VALUE (VALUE a Python literal, e.g. T=4)");
     return;
   }
-  if (nki.empty()) return;
-  const std::string option = !nki.inputs.empty()   ? "--input " + nki.inputs.front()
-                             : !nki.kwargs.empty() ? "--kwarg " + nki.kwargs.front()
-                                                   : "--grid " + nki.grid;
+  // A JSON kernel declares its tensors: --input may only give values (FILE.npy, --numerics).
+  for (const std::string& input : nki.inputs) {
+    if (input.size() > 4 && input.compare(input.size() - 4, 4, ".npy") == 0) continue;
+    throw InputError("--input " + input,
+                     "'" + kernel +
+                         "' is a JSON kernel, which declares its tensors: --input takes "
+                         "NAME=FILE.npy, the values of an HBM tensor for --numerics");
+  }
+  if (nki.kwargs.empty() && nki.grid.empty()) return;
+  const std::string option =
+      !nki.kwargs.empty() ? "--kwarg " + nki.kwargs.front() : "--grid " + nki.grid;
   throw InputError(option, "'" + kernel +
-                               "' is a JSON kernel: --input, --kwarg and --grid are for NKI "
-                               "Python kernels (FILE.py::FUNCTION); set a JSON kernel's params "
-                               "with --param NAME=VALUE");
+                               "' is a JSON kernel: --kwarg and --grid are for NKI Python "
+                               "kernels (FILE.py::FUNCTION); set a JSON kernel's params with "
+                               "--param NAME=VALUE");
 }
 
 }  // namespace trnsim::nki

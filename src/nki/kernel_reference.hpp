@@ -30,9 +30,9 @@ struct NkiArguments {
   bool empty() const { return inputs.empty() && kwargs.empty() && grid.empty(); }
 };
 
-/// Checks that a kernel gets only arguments of its kind: --param for a JSON kernel; --input,
-/// --kwarg and --grid for an NKI kernel; and that each --input/--kwarg reads NAME=VALUE.
-/// Throws InputError naming the offending option.
+/// Checks that a kernel gets only arguments of its kind: --param for a JSON kernel (and --input
+/// NAME=FILE.npy, values for --numerics); --input, --kwarg and --grid for an NKI kernel; and that
+/// each --input/--kwarg reads NAME=VALUE. Throws InputError naming the offending option.
 void check_kernel_arguments(const std::string& kernel, const std::vector<std::string>& params,
                             const NkiArguments& nki);
 

@@ -314,8 +314,7 @@ void tensor_reduce(const Instruction& instruction, MemoryImage& image, Execution
 std::optional<std::string> unsupported_reason(const Instruction& instruction) {
   for (const kernel::AccessPattern& operand : instruction.operands) {
     if (operand.used() && !is_supported(operand.dtype)) {
-      return "element type " + std::string(kernel::dtype_name(operand.dtype)) +
-             " has no functional model";
+      return "element type " + std::string(kernel::dtype_name(operand.dtype));
     }
   }
   const std::string op(kernel::opcode_name(instruction.opcode));
@@ -326,6 +325,7 @@ std::optional<std::string> unsupported_reason(const Instruction& instruction) {
     case Opcode::kTensorTensor:
     case Opcode::kReciprocal:
     case Opcode::kNcTranspose:
+    case Opcode::kCoreBarrier:
       return std::nullopt;
     case Opcode::kTensorScalar:
       if (instruction.operand(Slot::kReduceDst).used()) return op + " with reduce_res";
@@ -448,6 +448,8 @@ ExecutionNotes execute(const Instruction& instruction, MemoryImage& image) {
     }
     case Opcode::kTensorReduce:
       tensor_reduce(instruction, image, notes);
+      return notes;
+    case Opcode::kCoreBarrier:  // orders cores; no values
       return notes;
     default:
       throw std::logic_error("internal error: execute() of " +

@@ -17,6 +17,7 @@
 //                           to what dst holds)
 //   nc_transpose            dst[F, P] = src[P, F]
 //   tensor_reduce           dst = op over the free axes in reduce_axes (negate: times -1)
+//   core_barrier            nothing (it orders cores)
 // Activation functions use their textbook definitions in float64, rounded to float32 (the
 // hardware's approximations are not published): gelu = x Phi(x) with the error function,
 // gelu_apprx_tanh = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), gelu_apprx_sigmoid =
@@ -37,7 +38,8 @@
 
 namespace trnsim::numerics {
 
-/// Empty when execute() models `instruction`, else why not (for a message).
+/// Empty when execute() models `instruction`, else what it lacks a model for: the op ("iota"),
+/// an attribute ("activation with reduce_res") or an element type ("element type ...").
 std::optional<std::string> unsupported_reason(const kernel::Instruction& instruction);
 
 /// What an instruction's execution noticed.

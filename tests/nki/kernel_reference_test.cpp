@@ -53,9 +53,16 @@ TEST(KernelArguments, EachKindTakesItsOwnOptions) {
             "--param T=4: 'k.py::f' is an NKI Python kernel: give its arguments with --kwarg "
             "NAME=VALUE and its tensors with --input NAME=DTYPE[SHAPE]");
   EXPECT_EQ(error_of("k.json", {}, nki),
-            "--input a=float32[128,512]: 'k.json' is a JSON kernel: --input, --kwarg and --grid "
-            "are for NKI Python kernels (FILE.py::FUNCTION); set a JSON kernel's params with "
-            "--param NAME=VALUE");
+            "--input a=float32[128,512]: 'k.json' is a JSON kernel, which declares its tensors: "
+            "--input takes NAME=FILE.npy, the values of an HBM tensor for --numerics");
+  NkiArguments values_only;
+  values_only.inputs = {"a=a.npy"};
+  EXPECT_EQ(error_of("k.json", {}, values_only), "");
+  NkiArguments kwargs_only;
+  kwargs_only.kwargs = {"T=4"};
+  EXPECT_EQ(error_of("k.json", {}, kwargs_only),
+            "--kwarg T=4: 'k.json' is a JSON kernel: --kwarg and --grid are for NKI Python "
+            "kernels (FILE.py::FUNCTION); set a JSON kernel's params with --param NAME=VALUE");
   NkiArguments grid_only;
   grid_only.grid = "2,2";
   EXPECT_EQ(error_of("k.json", {}, grid_only).rfind("--grid 2,2: 'k.json' is a JSON kernel", 0),

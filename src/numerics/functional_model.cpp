@@ -1,0 +1,381 @@
+#include "numerics/functional_model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "kernel/program.hpp"
+#include "numerics/elements.hpp"
+#include "numerics/execute.hpp"
+#include "util/error.hpp"
+
+namespace trnsim::numerics {
+
+namespace {
+
+using kernel::DType;
+using kernel::MemoryKind;
+
+/// SplitMix64 (Steele, Lea and Flood 2014): a fixed, portable sequence for a seed.
+class SplitMix64 {
+ public:
+  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [0, 1), 53 bits.
+  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+ private:
+  std::uint64_t state_;
+};
+
+/// FNV-1a of the tensor name, mixed with the seed: each tensor gets its own sequence.
+std::uint64_t stream_seed(std::uint64_t seed, const std::string& name) {
+  std::uint64_t h = 0xCBF29CE484222325ull;
+  for (const unsigned char c : name) h = (h ^ c) * 0x100000001B3ull;
+  return h ^ (seed * 0x9E3779B97F4A7C15ull);
+}
+
+double random_value(DType dtype, SplitMix64& rng) {
+  switch (dtype) {
+    case DType::kBool:
+      return static_cast<double>(rng.next() >> 63);
+    case DType::kUInt8:
+    case DType::kUInt16:
+    case DType::kUInt32:
+      return static_cast<double>(rng.next() % 17);
+    case DType::kInt8:
+    case DType::kInt16:
+    case DType::kInt32:
+      return static_cast<double>(rng.next() % 17) - 8.0;
+    default:
+      return rng.unit() * 2.0 - 1.0;
+  }
+}
+
+/// The .npy description of the array a tensor of `dtype` is written as.
+std::string output_descr(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat16:
+      return "<f2";
+    case DType::kInt8:
+      return "|i1";
+    case DType::kInt16:
+      return "<i2";
+    case DType::kInt32:
+      return "<i4";
+    case DType::kUInt8:
+      return "|u1";
+    case DType::kUInt16:
+      return "<u2";
+    case DType::kUInt32:
+      return "<u4";
+    case DType::kBool:
+      return "|b1";
+    default:
+      return "<f4";
+  }
+}
+
+/// The element type of an .npy description whose values convert exactly to double.
+std::optional<DType> npy_value_type(const std::string& descr) {
+  if (descr == "<f4") return DType::kFloat32;
+  if (descr == "<f2") return DType::kFloat16;
+  if (descr == "|i1") return DType::kInt8;
+  if (descr == "<i2") return DType::kInt16;
+  if (descr == "<i4") return DType::kInt32;
+  if (descr == "|u1") return DType::kUInt8;
+  if (descr == "<u2") return DType::kUInt16;
+  if (descr == "<u4") return DType::kUInt32;
+  if (descr == "|b1") return DType::kBool;
+  return std::nullopt;
+}
+
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+  return fmt::format("[{}]", fmt::join(shape, ", "));
+}
+
+}  // namespace
+
+FunctionalModel::FunctionalModel(const kernel::PreparedKernel& kernel, std::uint64_t seed)
+    : kernel_(kernel), seed_(seed) {
+  const kernel::Program& program = kernel.prog();
+  const std::uint32_t per_chip = kernel.target.cores_per_chip;
+  if (kernel.cores > per_chip) {
+    throw InputError(program.file, fmt::format("--numerics runs kernels on one chip; this one "
+                                               "runs on {} cores, more than the {} of a chip",
+                                               kernel.cores, per_chip));
+  }
+  for (std::uint32_t t = 0; t < program.tensors.size(); ++t) {
+    const kernel::TensorDecl& decl = program.tensors[t];
+    if (decl.memory != MemoryKind::kHbm) continue;
+    HbmTensor tensor;
+    tensor.index = t;
+    tensor.bytes = kernel.layouts[t].bytes;
+    const std::uint32_t instances = decl.per_core ? kernel.cores : 1;
+    for (std::uint32_t pid = 0; pid < instances; ++pid) {
+      tensor.instance_addresses.push_back(kernel.allocation.hbm_address(t, pid, per_chip));
+    }
+    hbm_.push_back(std::move(tensor));
+  }
+  hbm_of_tensor_.assign(program.tensors.size(), kNotHbm);
+  for (std::size_t i = 0; i < hbm_.size(); ++i) {
+    hbm_of_tensor_[hbm_[i].index] = static_cast<std::uint32_t>(i);
+  }
+}
+
+const FunctionalModel::HbmTensor* FunctionalModel::find_hbm_tensor(const std::string& name) const {
+  for (const HbmTensor& tensor : hbm_) {
+    if (kernel_.prog().tensors[tensor.index].name == name) return &tensor;
+  }
+  return nullptr;
+}
+
+FunctionalModel::HbmTensor& FunctionalModel::hbm_tensor(const std::string& name,
+                                                        const std::string& where) {
+  const HbmTensor* found = find_hbm_tensor(name);
+  if (found == nullptr) {
+    std::vector<std::string> names;
+    for (const HbmTensor& tensor : hbm_) names.push_back(kernel_.prog().tensors[tensor.index].name);
+    const bool exists = kernel_.prog().find_tensor(name).has_value();
+    throw InputError(where, fmt::format("expected one of the kernel's HBM tensors ({}), found "
+                                        "'{}'{}",
+                                        fmt::join(names, ", "), name,
+                                        exists ? ", which is an on-chip tensor" : ""));
+  }
+  return const_cast<HbmTensor&>(*found);
+}
+
+FunctionalModel::HbmTensor* FunctionalModel::hbm_tensor_of(std::uint32_t tensor_index) {
+  if (tensor_index >= hbm_of_tensor_.size() || hbm_of_tensor_[tensor_index] == kNotHbm) {
+    return nullptr;
+  }
+  return &hbm_[hbm_of_tensor_[tensor_index]];
+}
+
+void FunctionalModel::write_instance_values(const HbmTensor& tensor, std::size_t instance,
+                                            const std::vector<double>& values) {
+  const DType dtype = kernel_.prog().tensors[tensor.index].dtype;
+  const std::uint32_t element_bytes = kernel::dtype_bytes(dtype);
+  std::vector<std::uint8_t> bytes(values.size() * element_bytes);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    encode_element(dtype, values[i], bytes.data() + i * element_bytes);
+  }
+  image_.write(SpaceKey{MemoryKind::kHbm, 0, 0}, tensor.instance_addresses[instance], bytes);
+}
+
+void FunctionalModel::set_input(const std::string& name, const NpyArray& array,
+                                const std::string& where) {
+  HbmTensor& tensor = hbm_tensor(name, where);
+  const kernel::TensorDecl& decl = kernel_.prog().tensors[tensor.index];
+  const std::vector<std::uint64_t>& shape = kernel_.layouts[tensor.index].shape;
+  std::vector<std::uint64_t> all_instances = shape;
+  all_instances.insert(all_instances.begin(), tensor.instance_addresses.size());
+  const bool one_instance = array.shape == shape;
+  if (!one_instance && !(decl.per_core && array.shape == all_instances)) {
+    throw InputError(
+        where,
+        fmt::format("expected an array of tensor '{}''s shape {}{}, found "
+                    "shape {}",
+                    name, shape_text(shape),
+                    decl.per_core ? " (or " + shape_text(all_instances) + ", one per core)" : "",
+                    shape_text(array.shape)));
+  }
+  // Element values: NumPy's own types, or raw 1-2 byte elements of the tensor's type.
+  const std::optional<DType> npy_type = npy_value_type(array.descr);
+  const bool raw = array.descr == "|V1" || array.descr == "|V2";
+  if (!npy_type && !raw && array.descr != "<f8") {
+    throw InputError(
+        where, fmt::format("expected a float, integer or bool array, found '{}'", array.descr));
+  }
+  if (raw && npy_item_bytes(array.descr) != kernel::dtype_bytes(decl.dtype)) {
+    throw InputError(
+        where, fmt::format("expected {}-byte elements of tensor '{}''s type {} in a "
+                           "'{}' array, found {}-byte elements",
+                           kernel::dtype_bytes(decl.dtype), name, kernel::dtype_name(decl.dtype),
+                           array.descr, npy_item_bytes(array.descr)));
+  }
+  const std::uint64_t count = array.elements();
+  std::vector<double> values(count);
+  const std::uint32_t item = npy_item_bytes(array.descr);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const std::uint8_t* at = array.data.data() + i * item;
+    if (array.descr == "<f8") {
+      std::memcpy(&values[i], at, sizeof(double));
+    } else {
+      values[i] = decode_element(raw ? decl.dtype : *npy_type, at);
+    }
+  }
+  const std::size_t instances = tensor.instance_addresses.size();
+  const std::size_t per_instance = values.size() / (one_instance ? 1 : instances);
+  for (std::size_t instance = 0; instance < instances; ++instance) {
+    if (one_instance) {
+      write_instance_values(tensor, instance, values);
+    } else {
+      write_instance_values(
+          tensor, instance,
+          std::vector<double>(
+              values.begin() + static_cast<std::ptrdiff_t>(instance * per_instance),
+              values.begin() + static_cast<std::ptrdiff_t>((instance + 1) * per_instance)));
+    }
+  }
+  tensor.has_values = true;
+}
+
+void FunctionalModel::check(const kernel::Instruction& instruction) const {
+  if (const auto reason = unsupported_reason(instruction)) {
+    throw InputError(kernel_.prog().location(instruction.source),
+                     "--numerics: " + *reason +
+                         " has no functional model yet (run without "
+                         "--numerics for its timing)");
+  }
+}
+
+void FunctionalModel::seed_inputs_read_by(const kernel::Instruction& instruction) {
+  for (std::size_t s = 0; s < kernel::kSlotCount; ++s) {
+    if (static_cast<kernel::Slot>(s) == kernel::Slot::kDst && !instruction.accumulate) continue;
+    const kernel::AccessPattern& operand = instruction.operands[s];
+    if (!operand.used() || operand.memory != MemoryKind::kHbm) continue;
+    HbmTensor* tensor = hbm_tensor_of(operand.tensor);
+    if (tensor == nullptr || tensor->has_values) continue;
+    // Read before anything wrote it: an input without a file.
+    const kernel::TensorDecl& decl = kernel_.prog().tensors[tensor->index];
+    SplitMix64 rng(stream_seed(seed_, decl.name));
+    std::vector<double> values(tensor->bytes / kernel::dtype_bytes(decl.dtype));
+    for (std::size_t instance = 0; instance < tensor->instance_addresses.size(); ++instance) {
+      for (double& v : values) v = random_value(decl.dtype, rng);
+      write_instance_values(*tensor, instance, values);
+    }
+    tensor->has_values = true;
+  }
+}
+
+std::string FunctionalModel::describe(const kernel::AccessPattern& pattern, std::uint64_t address,
+                                      std::uint32_t partition) const {
+  const kernel::Program& program = kernel_.prog();
+  if (pattern.memory == MemoryKind::kHbm) {
+    for (const HbmTensor& tensor : hbm_) {
+      for (const std::uint64_t start : tensor.instance_addresses) {
+        if (address >= start && address < start + tensor.bytes) {
+          return fmt::format("hbm tensor '{}' (byte {})", program.tensors[tensor.index].name,
+                             address - start);
+        }
+      }
+    }
+    return fmt::format("hbm byte {}", address);
+  }
+  for (std::uint32_t t = 0; t < program.tensors.size(); ++t) {
+    const kernel::TensorDecl& decl = program.tensors[t];
+    if (decl.memory != pattern.memory) continue;
+    const kernel::Placement& placement = kernel_.allocation.placements[t];
+    const kernel::TensorLayout& layout = kernel_.layouts[t];
+    if (partition >= placement.partition_start &&
+        partition < placement.partition_start + layout.partitions && address >= placement.offset &&
+        address < placement.offset + layout.bytes_per_partition) {
+      return fmt::format("{} tensor '{}' (partition {}, byte {})",
+                         kernel::memory_kind_name(pattern.memory), decl.name,
+                         partition - placement.partition_start, address - placement.offset);
+    }
+  }
+  return fmt::format("{} partition {} byte {}", kernel::memory_kind_name(pattern.memory), partition,
+                     address);
+}
+
+void FunctionalModel::add_finding(Finding::Kind kind, const kernel::Instruction& instruction,
+                                  std::string message) {
+  std::uint64_t& count =
+      kind == Finding::Kind::kUnwrittenRead ? unwritten_reads_ : non_finite_results_;
+  if (++count > kMaxFindings) return;
+  findings_.push_back(
+      Finding{kind, kernel_.prog().location(instruction.source), std::move(message)});
+}
+
+void FunctionalModel::execute(const kernel::Instruction& instruction) {
+  seed_inputs_read_by(instruction);
+  const ExecutionNotes notes = numerics::execute(instruction, image_);
+  const std::string op(kernel::opcode_name(instruction.opcode));
+  if (notes.unwritten) {
+    const kernel::AccessPattern& operand = instruction.operand(notes.unwritten_slot);
+    add_finding(
+        Finding::Kind::kUnwrittenRead, instruction,
+        fmt::format("{} reads {}, which nothing wrote (element {} of the operand in "
+                    "logical order; read as zero)",
+                    op,
+                    describe(operand, notes.unwritten->address, notes.unwritten->where.partition),
+                    notes.unwritten->index));
+  }
+  if (notes.first_non_finite) {
+    add_finding(Finding::Kind::kNonFinite, instruction,
+                fmt::format("{} makes the first non-finite value from finite inputs (element {} "
+                            "of dst in logical order)",
+                            op, *notes.first_non_finite));
+  }
+  const kernel::AccessPattern& dst = instruction.dst();
+  if (dst.used() && dst.memory == MemoryKind::kHbm) {
+    if (HbmTensor* tensor = hbm_tensor_of(dst.tensor)) tensor->has_values = true;
+  }
+}
+
+std::vector<std::string> FunctionalModel::tensors_with_values() const {
+  std::vector<std::pair<std::uint32_t, std::string>> named;
+  for (const HbmTensor& tensor : hbm_) {
+    if (tensor.has_values) {
+      named.emplace_back(tensor.index, kernel_.prog().tensors[tensor.index].name);
+    }
+  }
+  std::sort(named.begin(), named.end());
+  std::vector<std::string> names;
+  for (auto& [index, name] : named) names.push_back(std::move(name));
+  return names;
+}
+
+kernel::DType FunctionalModel::tensor_dtype(const std::string& name) const {
+  const HbmTensor* tensor = find_hbm_tensor(name);
+  if (tensor == nullptr) throw std::logic_error("internal error: no HBM tensor " + name);
+  return kernel_.prog().tensors[tensor->index].dtype;
+}
+
+std::vector<std::uint64_t> FunctionalModel::tensor_shape(const std::string& name,
+                                                         const std::string& where) {
+  const HbmTensor& tensor = hbm_tensor(name, where);
+  std::vector<std::uint64_t> shape = kernel_.layouts[tensor.index].shape;
+  if (kernel_.prog().tensors[tensor.index].per_core) {
+    shape.insert(shape.begin(), tensor.instance_addresses.size());
+  }
+  return shape;
+}
+
+NpyArray FunctionalModel::tensor_values(const std::string& name) const {
+  const HbmTensor* tensor = find_hbm_tensor(name);
+  if (tensor == nullptr) throw std::logic_error("internal error: no HBM tensor " + name);
+  const kernel::TensorDecl& decl = kernel_.prog().tensors[tensor->index];
+  NpyArray array;
+  array.descr = output_descr(decl.dtype);
+  array.shape = kernel_.layouts[tensor->index].shape;
+  if (decl.per_core) {
+    array.shape.insert(array.shape.begin(), tensor->instance_addresses.size());
+  }
+  const std::uint32_t element_bytes = kernel::dtype_bytes(decl.dtype);
+  const std::uint32_t out_bytes = npy_item_bytes(array.descr);
+  const DType out_type = npy_value_type(array.descr).value();
+  const std::uint64_t per_instance = tensor->bytes / element_bytes;
+  array.data.resize(per_instance * tensor->instance_addresses.size() * out_bytes);
+  std::vector<std::uint8_t> bytes(tensor->bytes);
+  std::size_t next = 0;
+  for (const std::uint64_t start : tensor->instance_addresses) {
+    image_.read(SpaceKey{MemoryKind::kHbm, 0, 0}, start, bytes);
+    for (std::uint64_t i = 0; i < per_instance; ++i, ++next) {
+      const double value = decode_element(decl.dtype, bytes.data() + i * element_bytes);
+      encode_element(out_type, value, array.data.data() + next * out_bytes);
+    }
+  }
+  return array;
+}
+
+}  // namespace trnsim::numerics

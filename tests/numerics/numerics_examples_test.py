@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Functional execution of the example kernels against NumPy references written here.
+
+Each case runs `trnsim run KERNEL --numerics` on small shapes with inputs made by NumPy
+(`--input NAME=FILE.npy`) and compares an output with a reference computed here with NumPy
+(`--expect NAME=REF.npy`), independently of trnsim's code. The run must exit 0 and report
+nothing (no read of unwritten memory, no NaN or infinity).
+
+Tolerances, per output type: float32 outputs of float32 arithmetic use NumPy's defaults
+(rtol 1e-5, atol 1e-8) unless the kernel reduces long rows in a different order than NumPy
+(stated per case); bfloat16 outputs are compared after rounding the reference to bfloat16 the
+same way (round to nearest even), with one bfloat16 unit in the last place (2^-7 relative, and
+as absolute near zero) for differences in float32 summation order before the rounding.
+
+Usage: numerics_examples_test.py TRNSIM EXAMPLES_KERNELS_DIR"""
+
+import concurrent.futures
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+
+def bf16(x):
+    """float32 values rounded to the nearest bfloat16 (ties to even), as float32."""
+    bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return rounded.astype(np.uint32).view(np.float32)
+
+
+def uniform(rng, shape):
+    return rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
+
+
+BF16_TOL = ["--rtol", str(2.0 ** -7), "--atol", str(2.0 ** -7)]
+
+
+def vector_add(rng, shape):
+    a, b = uniform(rng, shape), uniform(rng, shape)
+    return {"a": a, "b": b}, {"out": (a + b).astype(np.float32)}, []
+
+
+def matmul(lhs_name, rhs_name, out_name, out_bf16, accumulate_in_bf16_blocks=0):
+    """out[M, N] = lhs[K, M].T @ rhs[K, N] with bfloat16 inputs and float32 accumulation."""
+    def make(rng, k, m, n):
+        lhs, rhs = bf16(uniform(rng, (k, m))), bf16(uniform(rng, (k, n)))
+        if accumulate_in_bf16_blocks:
+            # The sum of each block of K rows in float32, added into a bfloat16 accumulator.
+            block = accumulate_in_bf16_blocks
+            acc = None
+            for start in range(0, k, block):
+                part = lhs[start:start + block].T.astype(np.float64) @ rhs[start:start + block]
+                part = part.astype(np.float32)
+                acc = bf16(part) if acc is None else bf16(acc + part)
+            out = acc
+        else:
+            out = (lhs.T.astype(np.float64) @ rhs).astype(np.float32)
+            if out_bf16:
+                out = bf16(out)
+        return {lhs_name: lhs, rhs_name: rhs}, {out_name: out}, BF16_TOL if out_bf16 else [
+            "--rtol", "1e-5", "--atol", "1e-5"]
+    return make
+
+
+def transpose(rng, r, c):
+    x = uniform(rng, (r, c))
+    return {"x": x}, {"y": x.T.copy()}, []
+
+
+def layernorm(rng, rows, d):
+    x, gamma, beta = uniform(rng, (rows, d)), uniform(rng, (1, d)), uniform(rng, (1, d))
+    mean = x.mean(axis=1, keepdims=True, dtype=np.float64)
+    var = ((x - mean) ** 2).mean(axis=1, keepdims=True)
+    out = (x - mean) / np.sqrt(var + 1e-5) * gamma + beta
+    # Row sums of D float32 values in another order than NumPy's pairwise sums: 1e-5 relative.
+    return {"x": x, "gamma": gamma, "beta": beta}, {"out": out.astype(np.float32)}, [
+        "--rtol", "1e-5", "--atol", "1e-5"]
+
+
+def moe(rng, experts, cap_tiles, d, f, group=128):
+    kt = d // 128
+    cap = cap_tiles * group
+    xT = bf16(uniform(rng, (experts, kt, 128, cap)))
+    w = bf16(uniform(rng, (experts, kt, 128, f)))
+    out = np.zeros((experts, cap, f), dtype=np.float32)
+    for e in range(experts):
+        tokens = group * (1 + (5 * e) % cap_tiles)
+        x = xT[e].reshape(d, cap)[:, :tokens]
+        out[e, :tokens] = bf16((x.T.astype(np.float64) @ w[e].reshape(d, f)).astype(np.float32))
+    # Rows past an expert's token count are never written: compare only the written ones by
+    # giving the kernel's own output for them (zeros: unwritten HBM reads back as zero).
+    return {"xT": xT, "w": w}, {"out": out}, BF16_TOL
+
+
+CASES = [
+    ("vector_add.json", ["T=2", "F=256"], lambda rng: vector_add(rng, (2, 128, 256))),
+    ("vector_add_single_buffer.json", ["T=3", "F=128"], lambda rng: vector_add(rng, (3, 128, 128))),
+    ("vector_add_t3.json", ["N=128000", "FREE_DIM=500"],
+     lambda rng: vector_add(rng, (2, 128, 500))),
+    ("matmul_tiled.json", ["K=256", "M=256", "N=1024"],
+     lambda rng: matmul("A", "B", "C", False)(rng, 256, 256, 1024)),
+    ("matmul_bf16_large.json", ["M=256", "K=256", "N=1024", "TILES_M=2", "TILES_K=2"],
+     lambda rng: matmul("lhsT", "rhs", "result", True)(rng, 256, 256, 1024)),
+    ("matmul_t1_v1_tiled.json", ["M=256", "K=256", "N=512"],
+     lambda rng: matmul("lhsT", "rhs", "result", True)(rng, 256, 256, 512)),
+    ("matmul_t1_v2_hoisted.json", ["M=256", "K=256", "N=512"],
+     lambda rng: matmul("lhsT", "rhs", "result", True)(rng, 256, 256, 512)),
+    ("matmul_t1_v3_blocked.json", ["M=256", "K=256", "N=1024"],
+     lambda rng: matmul("lhsT", "rhs", "result", True)(rng, 256, 256, 1024)),
+    # v4 adds each block of TILES_K x 128 rows of K into a bfloat16 SBUF accumulator.
+    ("matmul_t1_v4_optimized.json", ["M=256", "K=512", "N=1024", "TILES_M=2", "TILES_K=2"],
+     lambda rng: matmul("lhsT", "rhs", "result", True, accumulate_in_bf16_blocks=256)(
+         rng, 512, 256, 1024)),
+    ("transpose_tensor_engine.json", ["R=256", "C=384"], lambda rng: transpose(rng, 256, 384)),
+    ("layernorm_v1.json", ["ROWS=256", "D=1024"], lambda rng: layernorm(rng, 256, 1024)),
+    ("moe_grouped_matmul.json", ["EXPERTS=3", "CAP_TILES=2", "D=256", "F=512"],
+     lambda rng: moe(rng, 3, 2, 256, 512)),
+]
+
+
+def run_case(trnsim, kernels_dir, case, index):
+    name, params, make = case
+    rng = np.random.default_rng(1000 + index)
+    inputs, expected, tolerance = make(rng)
+    with tempfile.TemporaryDirectory() as work:
+        command = [trnsim, "run", os.path.join(kernels_dir, name), "--numerics", "-q"]
+        for p in params:
+            command += ["-p", p]
+        for tensor, values in inputs.items():
+            path = os.path.join(work, tensor + ".npy")
+            np.save(path, values)
+            command += ["--input", f"{tensor}={path}"]
+        for tensor, values in expected.items():
+            path = os.path.join(work, "expected_" + tensor + ".npy")
+            np.save(path, values)
+            command += ["--expect", f"{tensor}={path}"]
+        command += tolerance
+        run = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    problems = []
+    if run.returncode != 0:
+        problems.append(f"exit {run.returncode}")
+    if "warning" in run.stderr:
+        problems.append("warnings")
+    return name, problems, run.stderr
+
+
+def main():
+    trnsim, kernels_dir = sys.argv[1], sys.argv[2]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda item: run_case(trnsim, kernels_dir, item[1], item[0]),
+                                enumerate(CASES)))
+    failed = 0
+    for name, problems, stderr in results:
+        if problems:
+            failed += 1
+            print(f"FAIL {name}: {', '.join(problems)}\n{stderr}")
+        else:
+            print(f"ok   {name}: {stderr.strip().splitlines()[-1] if stderr.strip() else ''}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
