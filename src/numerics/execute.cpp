@@ -1,5 +1,6 @@
 #include "numerics/execute.hpp"
 
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -309,6 +310,124 @@ void tensor_reduce(const Instruction& instruction, MemoryImage& image, Execution
   store_matrix(image, instruction, out, reader.input_non_finite(), notes);
 }
 
+/// reduce_dst[p] = the `op` reduction of row p of `m` (the float32 results, before dst's
+/// rounding), stored like dst.
+void store_row_reduction(MemoryImage& image, const Instruction& instruction, const Matrix& m,
+                         AluOp op, bool input_non_finite, ExecutionNotes& notes) {
+  Matrix reduced;
+  reduced.rows = m.rows;
+  reduced.cols = 1;
+  reduced.values.resize(m.rows);
+  for (std::uint32_t row = 0; row < m.rows; ++row) {
+    double acc = m.cols > 0 ? f32(m.at(row, 0)) : 0.0;
+    for (std::uint64_t col = 1; col < m.cols; ++col) acc = alu(op, acc, m.at(row, col));
+    reduced.at(row, 0) = acc;
+  }
+  Instruction reduce_store = instruction;
+  reduce_store.operand(Slot::kDst) = instruction.operand(Slot::kReduceDst);
+  ExecutionNotes reduce_notes;
+  store_matrix(image, reduce_store, reduced, input_non_finite, reduce_notes);
+  if (!notes.first_non_finite && reduce_notes.first_non_finite) {
+    notes.first_non_finite = reduce_notes.first_non_finite;
+  }
+}
+
+/// bn_stats: per partition (count, mean, mean-centred sum of squares) of the even-indexed and
+/// of the odd-indexed elements.
+void bn_stats(const Instruction& instruction, MemoryImage& image, ExecutionNotes& notes) {
+  Reader reader(image, notes);
+  const Matrix in = reader.matrix(instruction, Slot::kSrc);
+  Matrix out;
+  out.rows = in.rows;
+  out.cols = 6;
+  out.values.assign(static_cast<std::size_t>(in.rows) * 6, 0.0);
+  for (std::uint32_t row = 0; row < in.rows; ++row) {
+    for (std::uint64_t parity = 0; parity < 2; ++parity) {
+      double count = 0;
+      double sum = 0;
+      for (std::uint64_t col = parity; col < in.cols; col += 2) {
+        sum += f32(in.at(row, col));
+        ++count;
+      }
+      const double mean = count > 0 ? sum / count : 0.0;
+      double squares = 0;
+      for (std::uint64_t col = parity; col < in.cols; col += 2) {
+        const double d = f32(in.at(row, col)) - mean;
+        squares += d * d;
+      }
+      out.at(row, 3 * parity) = count;
+      out.at(row, 3 * parity + 1) = f32(mean);
+      out.at(row, 3 * parity + 2) = f32(squares);
+    }
+  }
+  store_matrix(image, instruction, out, reader.input_non_finite(), notes);
+}
+
+/// bn_aggr: combines the (count, mean, sum of squares) triples of each partition into its
+/// (mean, variance), the variance over all counted elements (Chan et al.'s pairwise update).
+void bn_aggr(const Instruction& instruction, MemoryImage& image, ExecutionNotes& notes) {
+  Reader reader(image, notes);
+  const Matrix in = reader.matrix(instruction, Slot::kSrc);
+  Matrix out;
+  out.rows = in.rows;
+  out.cols = 2;
+  out.values.assign(static_cast<std::size_t>(in.rows) * 2, 0.0);
+  for (std::uint32_t row = 0; row < in.rows; ++row) {
+    double count = 0;
+    double mean = 0;
+    double squares = 0;
+    for (std::uint64_t triple = 0; triple + 2 < in.cols; triple += 3) {
+      const double n = in.at(row, triple);
+      if (n <= 0) continue;
+      const double m = in.at(row, triple + 1);
+      const double delta = m - mean;
+      const double total = count + n;
+      mean += delta * n / total;
+      squares += in.at(row, triple + 2) + delta * delta * count * n / total;
+      count = total;
+    }
+    out.at(row, 0) = f32(mean);
+    out.at(row, 1) = f32(count > 0 ? squares / count : 0.0);
+  }
+  store_matrix(image, instruction, out, reader.input_non_finite(), notes);
+}
+
+/// Reduction across partitions: dst[f] = op over p of src[p, f] (average: the mean).
+void partition_reduce(const Instruction& instruction, MemoryImage& image, ExecutionNotes& notes) {
+  Reader reader(image, notes);
+  const Matrix in = reader.matrix(instruction, Slot::kSrc);
+  const bool average = instruction.alu == AluOp::kAverage;
+  const AluOp op = average ? AluOp::kAdd : instruction.alu;
+  std::vector<double> out(in.cols, 0.0);
+  for (std::uint64_t col = 0; col < in.cols; ++col) {
+    double acc = in.rows > 0 ? f32(in.at(0, col)) : 0.0;
+    for (std::uint32_t row = 1; row < in.rows; ++row) acc = alu(op, acc, in.at(row, col));
+    out[col] = average ? f32(acc) / static_cast<float>(in.rows) : acc;
+  }
+  store_flat(image, instruction, out, reader.input_non_finite(), notes);
+}
+
+/// dma_transpose: a 2-D src [A, B] (size-1 dimensions dropped) into dst [B, A].
+void dma_transpose(const Instruction& instruction, MemoryImage& image, ExecutionNotes& notes) {
+  Reader reader(image, notes);
+  const std::vector<double> in = reader.flat(instruction, Slot::kSrc);
+  std::array<std::uint64_t, kernel::kMaxPatternDims + 1> shape{};
+  const std::uint8_t rank = instruction.src().logical_shape(shape);
+  std::uint64_t rows = 1;
+  for (std::uint8_t d = 0; d < rank; ++d) {
+    if (shape[d] != 1) {
+      rows = shape[d];
+      break;
+    }
+  }
+  const std::uint64_t cols = rows == 0 ? 0 : in.size() / rows;
+  std::vector<double> out(in.size());
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    for (std::uint64_t c = 0; c < cols; ++c) out[c * rows + r] = in[r * cols + c];
+  }
+  store_flat(image, instruction, out, reader.input_non_finite(), notes);
+}
+
 }  // namespace
 
 std::optional<std::string> unsupported_reason(const Instruction& instruction) {
@@ -320,24 +439,28 @@ std::optional<std::string> unsupported_reason(const Instruction& instruction) {
   const std::string op(kernel::opcode_name(instruction.opcode));
   switch (instruction.opcode) {
     case Opcode::kDmaCopy:
+    case Opcode::kDmaTranspose:
     case Opcode::kTensorCopy:
     case Opcode::kMemset:
     case Opcode::kTensorTensor:
+    case Opcode::kTensorScalar:
+    case Opcode::kScalarTensorTensor:
+    case Opcode::kTensorTensorScan:
     case Opcode::kReciprocal:
     case Opcode::kNcTranspose:
+    case Opcode::kTensorReduce:
+    case Opcode::kTensorPartitionReduce:
+    case Opcode::kBnStats:
+    case Opcode::kBnAggr:
+    case Opcode::kSelect:
+    case Opcode::kExponential:
     case Opcode::kCoreBarrier:
       return std::nullopt;
-    case Opcode::kTensorScalar:
-      if (instruction.operand(Slot::kReduceDst).used()) return op + " with reduce_res";
-      return std::nullopt;
     case Opcode::kActivation:
-      if (instruction.operand(Slot::kReduceDst).used()) return op + " with reduce_res";
       if (instruction.func == ActivationFunc::kPrelu) return "activation function prelu";
       return std::nullopt;
     case Opcode::kNcMatmul:
       if (instruction.is_transpose) return op + " with is_transpose";
-      return std::nullopt;
-    case Opcode::kTensorReduce:
       return std::nullopt;
     default:
       return op;
@@ -350,6 +473,9 @@ ExecutionNotes execute(const Instruction& instruction, MemoryImage& image) {
     case Opcode::kDmaCopy:
     case Opcode::kTensorCopy:
       elementwise_copy(instruction, image, notes);
+      return notes;
+    case Opcode::kDmaTranspose:
+      dma_transpose(instruction, image, notes);
       return notes;
     case Opcode::kMemset: {
       const std::vector<double> values(instruction.dst().elements(), instruction.fill_value);
@@ -384,8 +510,92 @@ ExecutionNotes execute(const Instruction& instruction, MemoryImage& image) {
         }
       }
       store_matrix(image, instruction, m, reader.input_non_finite(), notes);
+      if (instruction.operand(Slot::kReduceDst).used()) {
+        store_row_reduction(image, instruction, m, instruction.alu, reader.input_non_finite(),
+                            notes);
+      }
       return notes;
     }
+    case Opcode::kScalarTensorTensor: {
+      Reader reader(image, notes);
+      Matrix m = reader.matrix(instruction, Slot::kSrc);
+      const Matrix in1 = reader.matrix(instruction, Slot::kIn1);
+      const Scalar a0 = scalar(reader, instruction, instruction.operand0_kind,
+                               instruction.operand0_value, Slot::kAux0, 0.0);
+      for (std::uint32_t row = 0; row < m.rows; ++row) {
+        for (std::uint64_t col = 0; col < m.cols; ++col) {
+          double v = m.at(row, col);
+          v = instruction.reverse0 ? alu(instruction.op0, a0.at(row), v)
+                                   : alu(instruction.op0, v, a0.at(row));
+          v = instruction.reverse1 ? alu(instruction.op1, in1.at(row, col), v)
+                                   : alu(instruction.op1, v, in1.at(row, col));
+          m.at(row, col) = v;
+        }
+      }
+      store_matrix(image, instruction, m, reader.input_non_finite(), notes);
+      return notes;
+    }
+    case Opcode::kTensorTensorScan: {
+      Reader reader(image, notes);
+      Matrix m = reader.matrix(instruction, Slot::kSrc);
+      const Matrix in1 = reader.matrix(instruction, Slot::kIn1);
+      const Scalar initial = scalar(reader, instruction, instruction.operand0_kind,
+                                    instruction.operand0_value, Slot::kAux0, 0.0);
+      for (std::uint32_t row = 0; row < m.rows; ++row) {
+        double carry = f32(initial.at(row));
+        for (std::uint64_t col = 0; col < m.cols; ++col) {
+          carry =
+              alu(instruction.op1, alu(instruction.op0, m.at(row, col), carry), in1.at(row, col));
+          m.at(row, col) = carry;
+        }
+      }
+      store_matrix(image, instruction, m, reader.input_non_finite(), notes);
+      return notes;
+    }
+    case Opcode::kSelect: {
+      Reader reader(image, notes);
+      Matrix pred = reader.matrix(instruction, Slot::kSrc);
+      const bool true_tensor = instruction.operand0_kind == ScalarKind::kTensor;
+      const bool false_tensor = instruction.operand1_kind == ScalarKind::kTensor;
+      const Matrix on_true = true_tensor ? reader.matrix(instruction, Slot::kIn1) : Matrix{};
+      const Matrix on_false = false_tensor ? reader.matrix(instruction, Slot::kAux0) : Matrix{};
+      for (std::uint32_t row = 0; row < pred.rows; ++row) {
+        for (std::uint64_t col = 0; col < pred.cols; ++col) {
+          const bool take = pred.at(row, col) != 0;
+          pred.at(row, col) =
+              take ? (true_tensor ? on_true.at(row, col) : instruction.operand0_value)
+                   : (false_tensor ? on_false.at(row, col) : instruction.operand1_value);
+        }
+      }
+      store_matrix(image, instruction, pred, reader.input_non_finite(), notes);
+      return notes;
+    }
+    case Opcode::kExponential: {
+      Reader reader(image, notes);
+      Matrix m = reader.matrix(instruction, Slot::kSrc);
+      const Scalar max = scalar(reader, instruction, instruction.operand0_kind,
+                                instruction.operand0_value, Slot::kAux0, 0.0);
+      for (std::uint32_t row = 0; row < m.rows; ++row) {
+        for (std::uint64_t col = 0; col < m.cols; ++col) {
+          m.at(row, col) =
+              f32(std::exp(static_cast<double>(f32(m.at(row, col)) - f32(max.at(row)))));
+        }
+      }
+      store_matrix(image, instruction, m, reader.input_non_finite(), notes);
+      if (instruction.operand(Slot::kReduceDst).used()) {
+        store_row_reduction(image, instruction, m, AluOp::kAdd, reader.input_non_finite(), notes);
+      }
+      return notes;
+    }
+    case Opcode::kBnStats:
+      bn_stats(instruction, image, notes);
+      return notes;
+    case Opcode::kBnAggr:
+      bn_aggr(instruction, image, notes);
+      return notes;
+    case Opcode::kTensorPartitionReduce:
+      partition_reduce(instruction, image, notes);
+      return notes;
     case Opcode::kActivation: {
       Reader reader(image, notes);
       Matrix m = reader.matrix(instruction, Slot::kSrc);
@@ -400,6 +610,9 @@ ExecutionNotes execute(const Instruction& instruction, MemoryImage& image) {
         }
       }
       store_matrix(image, instruction, m, reader.input_non_finite(), notes);
+      if (instruction.operand(Slot::kReduceDst).used()) {
+        store_row_reduction(image, instruction, m, AluOp::kAdd, reader.input_non_finite(), notes);
+      }
       return notes;
     }
     case Opcode::kReciprocal: {
@@ -426,19 +639,26 @@ ExecutionNotes execute(const Instruction& instruction, MemoryImage& image) {
       Reader reader(image, notes);
       const Matrix stationary = reader.matrix(instruction, Slot::kStationary);  // [K, M]
       const Matrix moving = reader.matrix(instruction, Slot::kSrc);             // [K, N]
+      // double_row: [K/2 partitions, 2 rows, M] and [K/2, 2, N]: each partition holds two
+      // rows of the contraction dimension.
+      const std::uint64_t rows_per_partition = instruction.double_row ? 2 : 1;
+      const std::uint64_t m_size = stationary.cols / rows_per_partition;
+      const std::uint64_t n_size = moving.cols / rows_per_partition;
       Matrix out;
       if (instruction.accumulate) {
         out = reader.matrix(instruction, Slot::kDst);
       } else {
-        out.rows = static_cast<std::uint32_t>(stationary.cols);
-        out.cols = moving.cols;
+        out.rows = static_cast<std::uint32_t>(m_size);
+        out.cols = n_size;
         out.values.assign(out.rows * out.cols, 0.0);
       }
-      for (std::uint64_t m = 0; m < stationary.cols; ++m) {
-        for (std::uint64_t n = 0; n < moving.cols; ++n) {
+      for (std::uint64_t m = 0; m < m_size; ++m) {
+        for (std::uint64_t n = 0; n < n_size; ++n) {
           float sum = f32(out.at(m, n));
           for (std::uint32_t k = 0; k < stationary.rows; ++k) {
-            sum += f32(stationary.at(k, m)) * f32(moving.at(k, n));
+            for (std::uint64_t r = 0; r < rows_per_partition; ++r) {
+              sum += f32(stationary.at(k, r * m_size + m)) * f32(moving.at(k, r * n_size + n));
+            }
           }
           out.at(m, n) = sum;
         }

@@ -5,27 +5,40 @@
 // contraction dimension in ascending partition order; the hardware's summation order is not
 // published).
 //
-// Semantics per op (NKI ISA names; `x` an input element, per partition p where noted):
+// Semantics per op (NKI ISA names; `x` an input element, per partition p where noted; a
+// reduce_dst [P, 1] receives the reduction of each partition's float32 results):
 //   dma_copy, tensor_copy   dst = src, element by element in logical order (a cast on store)
+//   dma_transpose           dst[B, A] = src[A, B] (src 2-D once size-1 dimensions are dropped)
 //   memset                  dst = value
 //   tensor_tensor           dst = in0 op in1
 //   tensor_scalar           dst = (x op0 a0) op1 a1; a0, a1 numbers or [P, 1] tiles (per p);
-//                           reverse0/1 swap each op's operands
-//   activation              dst = func(x * scale + bias); scale, bias numbers or [P, 1] tiles
+//                           reverse0/1 swap each op's operands; reduce_dst: reduce_op
+//   scalar_tensor_tensor    dst = (x op0 a0) op1 in1 (reverse0/1 as above)
+//   tensor_tensor_scan      per p, r[i] = (in0[i] op0 r[i-1]) op1 in1[i], r[-1] = initial
+//   activation              dst = func(x * scale + bias); scale, bias numbers or [P, 1] tiles;
+//                           reduce_dst: add
+//   exponential             dst = exp(x - max); reduce_dst: add
+//   select                  dst = pred != 0 ? on_true : on_false (tiles or numbers)
 //   reciprocal              dst = 1 / x
 //   nc_matmul               dst[M, N] (+)= stationary[K, M]^T moving[K, N] (accumulate: add
-//                           to what dst holds)
+//                           to what dst holds); double_row: [K/2, 2, M] and [K/2, 2, N]
 //   nc_transpose            dst[F, P] = src[P, F]
 //   tensor_reduce           dst = op over the free axes in reduce_axes (negate: times -1)
+//   tensor_partition_reduce dst[f] = op over p of src[p, f] (average: the mean)
+//   bn_stats                per p: (count, mean, sum of squared deviations) of the even-indexed
+//                           and of the odd-indexed elements: [P, 6] (NKI's layout of three
+//                           values each; their order within a triple is not published)
+//   bn_aggr                 per p: (mean, variance) of all counted elements from [P, 3k]
+//                           triples, merged pairwise (Chan, Golub and LeVeque)
 //   core_barrier            nothing (it orders cores)
 // Activation functions use their textbook definitions in float64, rounded to float32 (the
 // hardware's approximations are not published): gelu = x Phi(x) with the error function,
 // gelu_apprx_tanh = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), gelu_apprx_sigmoid =
 // x sigmoid(1.702 x), silu = x sigmoid(x), softplus = log(1 + e^x), mish = x tanh(softplus x),
 // and the *_dx functions their derivatives.
-// Leaves out (is_supported is false): prelu, accumulating reductions (reduce_dst), iota,
-// affine_select, scans, bn_stats/bn_aggr, select, exponential, dma_transpose, nc_matmul_mx and
-// is_transpose matmuls, collectives, send/recv, and the packed MX types.
+// Leaves out (unsupported_reason says which): prelu, iota and affine_select (their expressions
+// are not carried by the instruction), nc_matmul_mx and the packed MX types, is_transpose
+// matmuls, collectives and send/recv.
 #pragma once
 
 #include <cstdint>

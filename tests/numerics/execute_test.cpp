@@ -184,6 +184,146 @@ TEST(Execute, NotesTheFirstUnwrittenReadAndTheFirstNonFiniteResult) {
   EXPECT_FALSE(execute(div, image).first_non_finite.has_value());
 }
 
+TEST(Execute, ReductionsIntoReduceDstAndAcrossPartitions) {
+  MemoryImage image;
+  const AccessPattern src = tile(2, 3, 0);
+  scatter(image, src, std::vector<double>{1, 2, 3, -1, 0, 4});
+  Instruction act;
+  act.opcode = Opcode::kActivation;
+  act.func = ActivationFunc::kSquare;
+  act.operand(Slot::kSrc) = src;
+  act.operand(Slot::kDst) = tile(2, 3, 64);
+  act.operand(Slot::kReduceDst) = tile(2, 1, 128);
+  execute(act, image);
+  EXPECT_EQ(values_of(image, act.operand(Slot::kReduceDst)), (std::vector<double>{14, 17}));
+
+  Instruction ts;
+  ts.opcode = Opcode::kTensorScalar;
+  ts.op0 = AluOp::kAdd;
+  ts.operand0_kind = ScalarKind::kImmediate;
+  ts.operand0_value = 1;
+  ts.alu = AluOp::kMax;  // reduce_op
+  ts.operand(Slot::kSrc) = src;
+  ts.operand(Slot::kDst) = tile(2, 3, 64);
+  ts.operand(Slot::kReduceDst) = tile(2, 1, 128);
+  execute(ts, image);
+  EXPECT_EQ(values_of(image, ts.operand(Slot::kReduceDst)), (std::vector<double>{4, 5}));
+
+  Instruction pr;
+  pr.opcode = Opcode::kTensorPartitionReduce;
+  pr.alu = AluOp::kAverage;
+  pr.operand(Slot::kSrc) = src;
+  pr.operand(Slot::kDst) = tile(1, 3, 256);
+  execute(pr, image);
+  EXPECT_EQ(values_of(image, pr.dst()), (std::vector<double>{0, 1, 3.5}));
+}
+
+TEST(Execute, ScalarTensorTensorScanAndSelect) {
+  MemoryImage image;
+  const AccessPattern data = tile(1, 4, 0);
+  const AccessPattern in1 = tile(1, 4, 64);
+  scatter(image, data, std::vector<double>{1, 2, 3, 4});
+  scatter(image, in1, std::vector<double>{10, 20, 30, 40});
+  Instruction stt;
+  stt.opcode = Opcode::kScalarTensorTensor;
+  stt.op0 = AluOp::kMultiply;
+  stt.operand0_kind = ScalarKind::kImmediate;
+  stt.operand0_value = 2;
+  stt.op1 = AluOp::kSubtract;
+  stt.operand(Slot::kSrc) = data;
+  stt.operand(Slot::kIn1) = in1;
+  stt.operand(Slot::kDst) = tile(1, 4, 128);
+  execute(stt, image);  // 2x - in1
+  EXPECT_EQ(values_of(image, stt.dst()), (std::vector<double>{-8, -16, -24, -32}));
+
+  Instruction scan;
+  scan.opcode = Opcode::kTensorTensorScan;
+  scan.op0 = AluOp::kMultiply;
+  scan.op1 = AluOp::kAdd;
+  scan.operand0_kind = ScalarKind::kImmediate;
+  scan.operand0_value = 1;  // r[-1]
+  scan.operand(Slot::kSrc) = data;
+  scan.operand(Slot::kIn1) = in1;
+  scan.operand(Slot::kDst) = tile(1, 4, 128);
+  execute(scan, image);  // r = x * r + in1: 1*1+10 = 11, 2*11+20 = 42, 3*42+30 = 156, 4*156+40
+  EXPECT_EQ(values_of(image, scan.dst()), (std::vector<double>{11, 42, 156, 664}));
+
+  const AccessPattern pred = tile(1, 4, 192);
+  scatter(image, pred, std::vector<double>{1, 0, 0, 2});
+  Instruction select;
+  select.opcode = Opcode::kSelect;
+  select.operand(Slot::kSrc) = pred;
+  select.operand0_kind = ScalarKind::kTensor;
+  select.operand(Slot::kIn1) = data;  // on_true
+  select.operand1_kind = ScalarKind::kImmediate;
+  select.operand1_value = -5;  // on_false
+  select.operand(Slot::kDst) = tile(1, 4, 256);
+  execute(select, image);
+  EXPECT_EQ(values_of(image, select.dst()), (std::vector<double>{1, -5, -5, 4}));
+}
+
+TEST(Execute, BatchNormStatisticsAndAggregation) {
+  MemoryImage image;
+  // One partition, 6 elements: even ones 1, 3, 5 (mean 3, squares 8), odd 2, 6, 10 (mean 6,
+  // squares 32).
+  const AccessPattern src = tile(1, 6, 0);
+  scatter(image, src, std::vector<double>{1, 2, 3, 6, 5, 10});
+  Instruction stats;
+  stats.opcode = Opcode::kBnStats;
+  stats.operand(Slot::kSrc) = src;
+  stats.operand(Slot::kDst) = tile(1, 6, 64);
+  execute(stats, image);
+  EXPECT_EQ(values_of(image, stats.dst()), (std::vector<double>{3, 3, 8, 3, 6, 32}));
+  Instruction aggr;
+  aggr.opcode = Opcode::kBnAggr;
+  aggr.operand(Slot::kSrc) = stats.dst();
+  aggr.operand(Slot::kDst) = tile(1, 2, 128);
+  execute(aggr, image);
+  // All six: mean 4.5; squares about it 8 + 32 + 6 * 2.25 = 53.5; variance 53.5 / 6.
+  EXPECT_EQ(values_of(image, aggr.dst()), (std::vector<double>{4.5, static_cast<float>(53.5 / 6)}));
+}
+
+TEST(Execute, DmaTransposeExponentialAndDoubleRowMatmul) {
+  MemoryImage image;
+  const AccessPattern src = tile(1, 6, 0, DType::kBFloat16);
+  scatter(image, src, std::vector<double>{1, 2, 3, 4, 5, 6});
+  AccessPattern as_2x3 = src;  // [1 partition, 2, 3]: size-1 dimensions are dropped
+  as_2x3.rank = 2;
+  as_2x3.sizes = {2, 3};
+  as_2x3.strides = {3, 1};
+  Instruction t;
+  t.opcode = Opcode::kDmaTranspose;
+  t.operand(Slot::kSrc) = as_2x3;
+  t.operand(Slot::kDst) = tile(3, 2, 64, DType::kBFloat16);
+  execute(t, image);
+  EXPECT_EQ(values_of(image, t.dst()), (std::vector<double>{1, 4, 2, 5, 3, 6}));
+
+  Instruction e;
+  e.opcode = Opcode::kExponential;
+  e.operand(Slot::kSrc) = tile(1, 2, 128);
+  scatter(image, e.src(), std::vector<double>{2, 3});
+  e.operand0_kind = ScalarKind::kImmediate;
+  e.operand0_value = 2;  // max
+  e.operand(Slot::kDst) = tile(1, 2, 192);
+  e.operand(Slot::kReduceDst) = tile(1, 1, 256);
+  execute(e, image);
+  const float e1 = static_cast<float>(std::exp(1.0));
+  EXPECT_EQ(values_of(image, e.dst()), (std::vector<double>{1, e1}));
+  EXPECT_EQ(values_of(image, e.operand(Slot::kReduceDst)), (std::vector<double>{1.0f + e1}));
+
+  // double_row: stationary [1 partition, 2 rows, M = 1], moving [1, 2, N = 2]: K = 2.
+  Instruction mm;
+  mm.opcode = Opcode::kNcMatmul;
+  mm.double_row = true;
+  mm.operand(Slot::kStationary) = tile(1, 2, 320, DType::kFloat8E4M3);
+  mm.operand(Slot::kSrc) = tile(1, 4, 384, DType::kFloat8E4M3);
+  scatter(image, mm.operand(Slot::kStationary), std::vector<double>{2, 3});
+  scatter(image, mm.src(), std::vector<double>{1, 2, 4, 8});  // rows [1, 2] and [4, 8]
+  mm.operand(Slot::kDst) = tile(1, 2, 0, DType::kFloat32, MemoryKind::kPsum);
+  execute(mm, image);
+  EXPECT_EQ(values_of(image, mm.dst()), (std::vector<double>{2 * 1 + 3 * 4, 2 * 2 + 3 * 8}));
+}
+
 TEST(Execute, OpsWithoutAFunctionalModelSayWhich) {
   Instruction op;
   op.opcode = Opcode::kIota;

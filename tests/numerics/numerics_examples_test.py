@@ -94,6 +94,58 @@ def moe(rng, experts, cap_tiles, d, f, group=128):
     return {"xT": xT, "w": w}, {"out": out}, BF16_TOL
 
 
+def softmax(rng, rows, cols):
+    x = uniform(rng, (rows, cols)) * 4
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    return {"x": x}, {"out": (e / e.sum(axis=1, keepdims=True)).astype(np.float32)}, []
+
+
+def rmsnorm(rng, rows, d):
+    x, gamma = bf16(uniform(rng, (rows, d))), bf16(uniform(rng, (1, d)))
+    x64 = x.astype(np.float64)
+    rstd = 1.0 / np.sqrt((x64 * x64).mean(axis=1, keepdims=True) + 1e-6)
+    return {"x": x, "gamma": gamma}, {"out": bf16((x64 * rstd * gamma).astype(np.float32))}, \
+        BF16_TOL
+
+
+def layernorm_bn(rng, rows, d):
+    # The same function as layernorm_v1; mean and variance come from bn_stats/bn_aggr.
+    return layernorm(rng, rows, d)
+
+
+def transpose_bf16(rng, r, c):
+    x = bf16(uniform(rng, (r, c)))
+    return {"x": x}, {"y": x.T.copy()}, []
+
+
+def selective_scan(rng, channels, states, length):
+    delta = rng.uniform(0.0, 0.1, size=(channels, length)).astype(np.float32)
+    u = uniform(rng, (channels, length))
+    a = rng.uniform(-1.0, 0.0, size=(channels, states)).astype(np.float32)
+    b = uniform(rng, (states, 1, length))
+    c = uniform(rng, (states, 1, length))
+    d64, u64 = delta.astype(np.float64), u.astype(np.float64)
+    y = np.zeros((channels, length))
+    for s in range(states):
+        decay = np.exp(d64 * a[:, s:s + 1])
+        drive = d64 * u64 * b[s, 0]
+        h = np.zeros(channels)
+        for t in range(length):
+            h = decay[:, t] * h + drive[:, t]
+            y[:, t] += h * c[s, 0, t]
+    # float32 recurrences over LEN steps and STATES sums against float64: 1e-4 relative.
+    return {"delta": delta, "u": u, "A": a, "B": b, "C": c}, {"y": y.astype(np.float32)}, [
+        "--rtol", "1e-4", "--atol", "1e-5"]
+
+
+def matmul_fp8_double_row(rng, k, m, n):
+    # Multiples of 1/8 in [-1, 1] are exact in float8_e4m3; products and float32 sums exact.
+    lhs = (rng.integers(-8, 9, size=(k // 2, 2, m)) / 8).astype(np.float32)
+    rhs = (rng.integers(-8, 9, size=(k // 2, 2, n)) / 8).astype(np.float32)
+    out = lhs.reshape(k, m).T.astype(np.float64) @ rhs.reshape(k, n)
+    return {"lhsT": lhs, "rhs": rhs}, {"result": bf16(out.astype(np.float32))}, BF16_TOL
+
+
 CASES = [
     ("vector_add.json", ["T=2", "F=256"], lambda rng: vector_add(rng, (2, 128, 256))),
     ("vector_add_single_buffer.json", ["T=3", "F=128"], lambda rng: vector_add(rng, (3, 128, 128))),
@@ -117,6 +169,14 @@ CASES = [
     ("layernorm_v1.json", ["ROWS=256", "D=1024"], lambda rng: layernorm(rng, 256, 1024)),
     ("moe_grouped_matmul.json", ["EXPERTS=3", "CAP_TILES=2", "D=256", "F=512"],
      lambda rng: moe(rng, 3, 2, 256, 512)),
+    ("softmax.json", ["ROWS=256", "COLS=512"], lambda rng: softmax(rng, 256, 512)),
+    ("rmsnorm.json", ["ROWS=256", "D=1024"], lambda rng: rmsnorm(rng, 256, 1024)),
+    ("layernorm_v2.json", ["ROWS=256", "D=1024"], lambda rng: layernorm_bn(rng, 256, 1024)),
+    ("transpose_dma.json", ["R=256", "C=384"], lambda rng: transpose_bf16(rng, 256, 384)),
+    ("selective_scan.json", ["CHANNELS=256", "STATES=4", "LEN=256"],
+     lambda rng: selective_scan(rng, 256, 4, 256)),
+    ("matmul_fp8_double_row.json", ["M=256", "K=512", "N=1024", "TILES_M=2", "TILES_K=2"],
+     lambda rng: matmul_fp8_double_row(rng, 512, 256, 1024)),
 ]
 
 
