@@ -1098,7 +1098,7 @@ class ProgramParser {
         }
         // p, f, f0..f3 live past the environment: they are never evaluated by the stream.
         Scope pattern_scope(&scope);
-        const std::uint32_t base = 1u << 20;
+        const std::uint32_t base = kPatternSlotP;
         pattern_scope.add("p", base);
         pattern_scope.add("f", base + 1);
         for (std::uint32_t d = 0; d < kMaxFreeDims; ++d) {

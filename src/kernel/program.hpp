@@ -119,9 +119,15 @@ struct InstructionAttributes {
   bool all_cores = true;
   std::vector<Expr> cores;
   /// iota `expr` / affine_select `pred`: over p (partition), f (flattened free index) and
-  /// f0..f3 (per free dimension), plus the usual names. Compiled for checking only.
+  /// f0..f3 (per free dimension), plus the usual names. The timing model only checks it;
+  /// functional execution evaluates it with p, f, f0..f3 in the slots from kPatternSlotP on.
   std::optional<Expr> pattern;
 };
+
+/// Environment slots of a `pattern` expression's own names, past every other slot: p, then f,
+/// then f0..f3 (kPatternSlotP + 2 + d).
+inline constexpr std::uint32_t kPatternSlotP = 1u << 20;
+inline constexpr std::uint32_t kPatternSlotCount = 2 + kMaxFreeDims;
 
 inline constexpr std::uint32_t kNoOperand = 0xFFFFFFFFu;
 

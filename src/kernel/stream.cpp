@@ -54,29 +54,35 @@ std::int64_t pattern_extent(const AccessPattern& pattern) {
 
 }  // namespace
 
+std::vector<std::int64_t> core_environment(const PreparedKernel& kernel, std::uint32_t pid) {
+  if (pid >= kernel.cores) {
+    throw InputError("", "core " + std::to_string(pid) + " does not exist: the kernel runs on " +
+                             std::to_string(kernel.cores) + " core(s)");
+  }
+  const Program& program = *kernel.program;
+  std::vector<std::int64_t> env = kernel.global_env;
+  env[kSlotPid] = pid;
+  env[kSlotChip] = pid / kernel.target.cores_per_chip;
+  env[kSlotLocalCore] = pid % kernel.target.cores_per_chip;
+  for (std::uint32_t i : program.param_order) {
+    const Param& param = program.params[i];
+    if (!param.per_core) continue;
+    try {
+      env[program.param_slot(i)] = param.value.eval(env.data());
+    } catch (const ExprEvalError& e) {
+      throw InputError(param_location(program, param) + " (pid=" + std::to_string(pid) + ")",
+                       e.describe(param.value.text()));
+    }
+  }
+  return env;
+}
+
 InstructionStream::InstructionStream(const PreparedKernel& kernel, std::uint32_t pid)
     : kernel_(kernel),
       program_(*kernel.program),
       pid_(pid),
       chip_(pid / kernel.target.cores_per_chip),
-      env_(kernel.global_env) {
-  if (pid >= kernel.cores) {
-    throw InputError("", "core " + std::to_string(pid) + " does not exist: the kernel runs on " +
-                             std::to_string(kernel.cores) + " core(s)");
-  }
-  env_[kSlotPid] = pid;
-  env_[kSlotChip] = chip_;
-  env_[kSlotLocalCore] = pid % kernel.target.cores_per_chip;
-  for (std::uint32_t i : program_.param_order) {
-    const Param& param = program_.params[i];
-    if (!param.per_core) continue;
-    try {
-      env_[program_.param_slot(i)] = param.value.eval(env_.data());
-    } catch (const ExprEvalError& e) {
-      throw InputError(param_location(program_, param) + " (pid=" + std::to_string(pid) + ")",
-                       e.describe(param.value.text()));
-    }
-  }
+      env_(core_environment(kernel, pid)) {
   bind_expressions();
   find_emitting_controls();
   stack_.reserve(program_.max_depth + 2);

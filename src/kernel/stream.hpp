@@ -18,6 +18,11 @@
 
 namespace trnsim::kernel {
 
+/// The evaluation environment of core `pid` before any loop: `kernel.global_env` with the
+/// built-ins of the core (pid, chip, local_core) and the per-core params set. Size
+/// Program::env_size(). Throws InputError when a per-core param cannot be evaluated.
+std::vector<std::int64_t> core_environment(const PreparedKernel& kernel, std::uint32_t pid);
+
 class InstructionStream {
  public:
   /// The stream of core `pid` (0 <= pid < kernel.cores). `kernel` must outlive the stream.

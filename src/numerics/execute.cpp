@@ -428,6 +428,45 @@ void dma_transpose(const Instruction& instruction, MemoryImage& image, Execution
   store_flat(image, instruction, out, reader.input_non_finite(), notes);
 }
 
+/// The pattern's value at every element of dst, as a matrix of dst's partitions.
+Matrix pattern_matrix(const Instruction& instruction, const PatternFunction& pattern) {
+  const kernel::AccessPattern& dst = instruction.dst();
+  Matrix m;
+  m.rows = rows_of(dst);
+  m.cols = dst.elements_per_partition();
+  m.values.resize(static_cast<std::size_t>(m.rows) * m.cols);
+  std::uint64_t free[kernel::kMaxPatternDims] = {};
+  for (std::uint32_t row = 0; row < m.rows; ++row) {
+    for (std::uint64_t col = 0; col < m.cols; ++col) {
+      std::uint64_t rest = col;
+      for (int d = dst.rank - 1; d >= 0; --d) {
+        free[d] = dst.sizes[d] == 0 ? 0 : rest % dst.sizes[d];
+        rest = dst.sizes[d] == 0 ? 0 : rest / dst.sizes[d];
+      }
+      m.at(row, col) = static_cast<double>(pattern(row, col, free));
+    }
+  }
+  return m;
+}
+
+bool compare(kernel::CompareOp op, double value) {
+  switch (op) {
+    case kernel::CompareOp::kEq:
+      return value == 0;
+    case kernel::CompareOp::kNe:
+      return value != 0;
+    case kernel::CompareOp::kGe:
+      return value >= 0;
+    case kernel::CompareOp::kGt:
+      return value > 0;
+    case kernel::CompareOp::kLe:
+      return value <= 0;
+    case kernel::CompareOp::kLt:
+      return value < 0;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::optional<std::string> unsupported_reason(const Instruction& instruction) {
@@ -454,6 +493,8 @@ std::optional<std::string> unsupported_reason(const Instruction& instruction) {
     case Opcode::kBnAggr:
     case Opcode::kSelect:
     case Opcode::kExponential:
+    case Opcode::kIota:
+    case Opcode::kAffineSelect:
     case Opcode::kCoreBarrier:
       return std::nullopt;
     case Opcode::kActivation:
@@ -467,9 +508,29 @@ std::optional<std::string> unsupported_reason(const Instruction& instruction) {
   }
 }
 
-ExecutionNotes execute(const Instruction& instruction, MemoryImage& image) {
+ExecutionNotes execute(const Instruction& instruction, MemoryImage& image,
+                       const PatternFunction& pattern) {
   ExecutionNotes notes;
   switch (instruction.opcode) {
+    case Opcode::kIota:
+    case Opcode::kAffineSelect: {
+      if (!pattern) {
+        throw std::logic_error("internal error: execute() of " +
+                               std::string(kernel::opcode_name(instruction.opcode)) +
+                               " without its pattern");
+      }
+      Reader reader(image, notes);
+      Matrix m = pattern_matrix(instruction, pattern);
+      if (instruction.opcode == Opcode::kAffineSelect) {
+        const Matrix src = reader.matrix(instruction, Slot::kSrc);
+        for (std::size_t i = 0; i < m.values.size(); ++i) {
+          m.values[i] =
+              compare(instruction.cmp, m.values[i]) ? src.values[i] : instruction.fill_value;
+        }
+      }
+      store_matrix(image, instruction, m, reader.input_non_finite(), notes);
+      return notes;
+    }
     case Opcode::kDmaCopy:
     case Opcode::kTensorCopy:
       elementwise_copy(instruction, image, notes);
@@ -652,17 +713,23 @@ ExecutionNotes execute(const Instruction& instruction, MemoryImage& image) {
         out.cols = n_size;
         out.values.assign(out.rows * out.cols, 0.0);
       }
+      // Per output element the sum runs over k ascending (and the two rows of a partition in
+      // order); looping n innermost over contiguous float32 rows keeps that order and lets the
+      // compiler vectorise.
+      const std::vector<float> st(stationary.values.begin(), stationary.values.end());
+      const std::vector<float> mv(moving.values.begin(), moving.values.end());
+      std::vector<float> acc(out.values.begin(), out.values.end());
       for (std::uint64_t m = 0; m < m_size; ++m) {
-        for (std::uint64_t n = 0; n < n_size; ++n) {
-          float sum = f32(out.at(m, n));
-          for (std::uint32_t k = 0; k < stationary.rows; ++k) {
-            for (std::uint64_t r = 0; r < rows_per_partition; ++r) {
-              sum += f32(stationary.at(k, r * m_size + m)) * f32(moving.at(k, r * n_size + n));
-            }
+        float* row = acc.data() + m * n_size;
+        for (std::uint32_t k = 0; k < stationary.rows; ++k) {
+          for (std::uint64_t r = 0; r < rows_per_partition; ++r) {
+            const float s = st[k * stationary.cols + r * m_size + m];
+            const float* in = mv.data() + k * moving.cols + r * n_size;
+            for (std::uint64_t n = 0; n < n_size; ++n) row[n] += s * in[n];
           }
-          out.at(m, n) = sum;
         }
       }
+      std::copy(acc.begin(), acc.end(), out.values.begin());
       store_matrix(image, instruction, out, reader.input_non_finite(), notes);
       return notes;
     }

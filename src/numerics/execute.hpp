@@ -30,18 +30,20 @@
 //                           values each; their order within a triple is not published)
 //   bn_aggr                 per p: (mean, variance) of all counted elements from [P, 3k]
 //                           triples, merged pairwise (Chan, Golub and LeVeque)
+//   iota                    dst = expr(p, f, f0..f3) (integers, cast on store)
+//   affine_select           dst = pred(p, f, f0..f3) CMP 0 ? src : fill
 //   core_barrier            nothing (it orders cores)
 // Activation functions use their textbook definitions in float64, rounded to float32 (the
 // hardware's approximations are not published): gelu = x Phi(x) with the error function,
 // gelu_apprx_tanh = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), gelu_apprx_sigmoid =
 // x sigmoid(1.702 x), silu = x sigmoid(x), softplus = log(1 + e^x), mish = x tanh(softplus x),
 // and the *_dx functions their derivatives.
-// Leaves out (unsupported_reason says which): prelu, iota and affine_select (their expressions
-// are not carried by the instruction), nc_matmul_mx and the packed MX types, is_transpose
-// matmuls, collectives and send/recv.
+// Leaves out (unsupported_reason says which): prelu, nc_matmul_mx and the packed MX types,
+// is_transpose matmuls, collectives and send/recv.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -64,7 +66,15 @@ struct ExecutionNotes {
   std::optional<std::uint64_t> first_non_finite;
 };
 
-/// Applies `instruction` to `image`. Precondition: !unsupported_reason(instruction).
-ExecutionNotes execute(const kernel::Instruction& instruction, MemoryImage& image);
+/// The value of an iota `expr` or affine_select `pred` at one element of dst: p its partition
+/// (0 for the first of dst), f its index within the partition (logical order) and free[d] its
+/// index along free dimension d of dst's pattern.
+using PatternFunction =
+    std::function<std::int64_t(std::uint32_t p, std::uint64_t f, const std::uint64_t* free)>;
+
+/// Applies `instruction` to `image`. Precondition: !unsupported_reason(instruction); iota and
+/// affine_select need `pattern` (their expression, which the instruction does not carry).
+ExecutionNotes execute(const kernel::Instruction& instruction, MemoryImage& image,
+                       const PatternFunction& pattern = {});
 
 }  // namespace trnsim::numerics

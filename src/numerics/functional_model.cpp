@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "kernel/program.hpp"
+#include "kernel/stream.hpp"
 #include "numerics/elements.hpp"
 #include "numerics/execute.hpp"
 #include "util/error.hpp"
@@ -298,7 +299,14 @@ void FunctionalModel::add_finding(Finding::Kind kind, const kernel::Instruction&
 
 void FunctionalModel::execute(const kernel::Instruction& instruction) {
   seed_inputs_read_by(instruction);
-  const ExecutionNotes notes = numerics::execute(instruction, image_);
+  PatternFunction pattern;
+  if (instruction.opcode == kernel::Opcode::kIota ||
+      instruction.opcode == kernel::Opcode::kAffineSelect) {
+    pattern = [this, &instruction](std::uint32_t p, std::uint64_t f, const std::uint64_t* free) {
+      return pattern_value(instruction, p, f, free);
+    };
+  }
+  const ExecutionNotes notes = numerics::execute(instruction, image_, pattern);
   const std::string op(kernel::opcode_name(instruction.opcode));
   if (notes.unwritten) {
     const kernel::AccessPattern& operand = instruction.operand(notes.unwritten_slot);
@@ -319,6 +327,35 @@ void FunctionalModel::execute(const kernel::Instruction& instruction) {
   const kernel::AccessPattern& dst = instruction.dst();
   if (dst.used() && dst.memory == MemoryKind::kHbm) {
     if (HbmTensor* tensor = hbm_tensor_of(dst.tensor)) tensor->has_values = true;
+  }
+}
+
+std::int64_t FunctionalModel::pattern_value(const kernel::Instruction& instruction, std::uint32_t p,
+                                            std::uint64_t f, const std::uint64_t* free) {
+  const kernel::Program& program = kernel_.prog();
+  if (pattern_env_core_ != instruction.pid) {
+    std::vector<std::int64_t> env = kernel::core_environment(kernel_, instruction.pid);
+    pattern_env_.assign(kernel::kPatternSlotP + kernel::kPatternSlotCount, 0);
+    std::copy(env.begin(), env.end(), pattern_env_.begin());
+    pattern_env_core_ = instruction.pid;
+  }
+  const kernel::SourceRef& source = instruction.source;
+  for (std::uint8_t d = 0; d < source.depth; ++d) {
+    pattern_env_[program.loop_slot(d)] = source.loop_values[d];
+  }
+  pattern_env_[kernel::kPatternSlotP] = p;
+  pattern_env_[kernel::kPatternSlotP + 1] = static_cast<std::int64_t>(f);
+  for (std::size_t d = 0; d < kernel::kMaxFreeDims; ++d) {
+    pattern_env_[kernel::kPatternSlotP + 2 + d] =
+        d < instruction.dst().rank ? static_cast<std::int64_t>(free[d]) : 0;
+  }
+  const kernel::Statement& statement = program.statements[source.statement];
+  const kernel::InstructionSpec& spec = program.instructions[statement.instruction];
+  const std::optional<kernel::Expr>& expr = program.attributes[spec.attributes].pattern;
+  try {
+    return expr ? expr->eval(pattern_env_.data()) : 0;
+  } catch (const kernel::ExprEvalError& e) {
+    throw InputError(program.location(source), e.describe(expr->text()));
   }
 }
 

@@ -87,6 +87,9 @@ class FunctionalModel {
   std::string describe(const kernel::AccessPattern& pattern, std::uint64_t address,
                        std::uint32_t partition) const;
   void add_finding(Finding::Kind kind, const kernel::Instruction& instruction, std::string message);
+  /// The iota expr / affine_select pred of `instruction` with its core's and loops' values.
+  std::int64_t pattern_value(const kernel::Instruction& instruction, std::uint32_t p,
+                             std::uint64_t f, const std::uint64_t* free);
 
   const kernel::PreparedKernel& kernel_;
   const std::uint64_t seed_;
@@ -97,6 +100,11 @@ class FunctionalModel {
   std::vector<Finding> findings_;
   std::uint64_t unwritten_reads_ = 0;
   std::uint64_t non_finite_results_ = 0;
+  /// Environment for pattern expressions (slots up to kPatternSlotP + kPatternSlotCount) and the
+  /// core whose values it holds (kNoCore: none yet).
+  static constexpr std::uint32_t kNoCore = ~0u;
+  std::vector<std::int64_t> pattern_env_;
+  std::uint32_t pattern_env_core_ = kNoCore;
 };
 
 }  // namespace trnsim::numerics

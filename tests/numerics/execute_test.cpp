@@ -324,10 +324,42 @@ TEST(Execute, DmaTransposeExponentialAndDoubleRowMatmul) {
   EXPECT_EQ(values_of(image, mm.dst()), (std::vector<double>{2 * 1 + 3 * 4, 2 * 2 + 3 * 8}));
 }
 
+TEST(Execute, IotaAndAffineSelectEvaluateTheirPatternPerElement) {
+  MemoryImage image;
+  // dst [2 partitions, 2 x 3]: free indices f0 in 0..1, f1 in 0..2, f = 3 f0 + f1.
+  AccessPattern dst = tile(2, 6, 0);
+  dst.rank = 2;
+  dst.sizes = {2, 3};
+  dst.strides = {3, 1};
+  const PatternFunction pattern = [](std::uint32_t p, std::uint64_t f, const std::uint64_t* free) {
+    return static_cast<std::int64_t>(100 * p + 10 * free[0] + free[1]) -
+           static_cast<std::int64_t>(f);  // 100 p + 7 f0: f = 3 f0 + f1
+  };
+  Instruction iota;
+  iota.opcode = Opcode::kIota;
+  iota.operand(Slot::kDst) = dst;
+  execute(iota, image, pattern);
+  EXPECT_EQ(values_of(image, dst),
+            (std::vector<double>{0, 0, 0, 7, 7, 7, 100, 100, 100, 107, 107, 107}));
+  // Causal mask: keep src where p - f >= 0, else fill.
+  const AccessPattern src = tile(2, 3, 128);
+  scatter(image, src, std::vector<double>{1, 2, 3, 4, 5, 6});
+  Instruction select;
+  select.opcode = Opcode::kAffineSelect;
+  select.cmp = kernel::CompareOp::kGe;
+  select.fill_value = -9;
+  select.operand(Slot::kSrc) = src;
+  select.operand(Slot::kDst) = tile(2, 3, 256);
+  execute(select, image, [](std::uint32_t p, std::uint64_t f, const std::uint64_t*) {
+    return static_cast<std::int64_t>(p) - static_cast<std::int64_t>(f);
+  });
+  EXPECT_EQ(values_of(image, select.dst()), (std::vector<double>{1, -9, -9, 4, 5, -9}));
+}
+
 TEST(Execute, OpsWithoutAFunctionalModelSayWhich) {
   Instruction op;
-  op.opcode = Opcode::kIota;
-  EXPECT_EQ(unsupported_reason(op), std::optional<std::string>("iota"));
+  op.opcode = Opcode::kAllReduce;
+  EXPECT_EQ(unsupported_reason(op), std::optional<std::string>("all_reduce"));
   op.opcode = Opcode::kActivation;
   op.func = ActivationFunc::kPrelu;
   EXPECT_EQ(unsupported_reason(op), std::optional<std::string>("activation function prelu"));

@@ -12,6 +12,9 @@ Tolerances, per output type: float32 outputs of float32 arithmetic use NumPy's d
 same way (round to nearest even), with one bfloat16 unit in the last place (2^-7 relative, and
 as absolute near zero) for differences in float32 summation order before the rounding.
 
+NKI Python kernels (examples/nki) are traced with their inputs' types and shapes from the same
+files; bfloat16 inputs are saved as raw 2-byte elements, as ml_dtypes saves them.
+
 Usage: numerics_examples_test.py TRNSIM EXAMPLES_KERNELS_DIR"""
 
 import concurrent.futures
@@ -28,6 +31,18 @@ def bf16(x):
     bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
     rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
     return rounded.astype(np.uint32).view(np.float32)
+
+
+class Bf16Input:
+    """An input saved as raw bfloat16 ('|V2', as ml_dtypes saves it): an NKI kernel traced from
+    the file then takes it as bfloat16."""
+
+    def __init__(self, values):
+        self.values = bf16(values)
+
+    def save(self, path):
+        bits = (self.values.view(np.uint32) >> 16).astype(np.uint16)
+        np.save(path, bits.view(np.dtype("V2")))
 
 
 def uniform(rng, shape):
@@ -146,6 +161,59 @@ def matmul_fp8_double_row(rng, k, m, n):
     return {"lhsT": lhs, "rhs": rhs}, {"result": bf16(out.astype(np.float32))}, BF16_TOL
 
 
+def flash_attention(rng, heads, seq, d, v_layout):
+    """Causal softmax(Q^T K / sqrt(D)) V per head; q, k [heads, D, SEQ], v [heads, SEQ, D]
+    (v_layout gives the JSON kernel's [heads, SEQ / 128, 128, D] view of the same bytes)."""
+    q, k = bf16(uniform(rng, (heads, d, seq))), bf16(uniform(rng, (heads, d, seq)))
+    v = bf16(uniform(rng, (heads, seq, d)))
+    out = np.zeros((heads, seq, d), dtype=np.float32)
+    for h in range(heads):
+        s = (q[h].T.astype(np.float64) @ k[h]) / np.sqrt(d)
+        s[np.triu_indices(seq, 1)] = -np.inf
+        p = np.exp(s - s.max(axis=1, keepdims=True))
+        out[h] = bf16(((p / p.sum(axis=1, keepdims=True)) @ v[h]).astype(np.float32))
+    # P goes through bfloat16 before P V while the row sums do not: 2^-6 relative.
+    return {"q": q, "k": k, "v": v.reshape(v_layout)}, {"out": out}, [
+        "--rtol", str(2.0 ** -6), "--atol", str(2.0 ** -7)]
+
+
+def nki(make, raw_bf16=()):
+    """An NKI kernel case: the named inputs saved as raw bfloat16 (their traced type)."""
+    def wrapped(rng):
+        inputs, expected, tolerance = make(rng)
+        return ({n: Bf16Input(v) if n in raw_bf16 else v for n, v in inputs.items()}, expected,
+                tolerance)
+    return wrapped
+
+
+def layernorm_1d(rng, rows, d):
+    inputs, expected, tolerance = layernorm(rng, rows, d)
+    inputs["gamma"], inputs["beta"] = inputs["gamma"].reshape(d), inputs["beta"].reshape(d)
+    return inputs, expected, tolerance
+
+
+def rmsnorm_1d(rng, rows, d):
+    inputs, expected, tolerance = rmsnorm(rng, rows, d)
+    inputs["gamma"] = inputs["gamma"].reshape(d)
+    return inputs, expected, tolerance
+
+
+def selective_scan_2d(rng, channels, states, length):
+    inputs, expected, tolerance = selective_scan(rng, channels, states, length)
+    inputs["B"], inputs["C"] = (inputs[n].reshape(states, length) for n in ("B", "C"))
+    return inputs, expected, tolerance
+
+
+def unchanged_source(rng, shape):
+    src = bf16(uniform(rng, shape))
+    return {"src": src}, {"src": src}, []
+
+
+def flat_vector_add(rng, n):
+    a, b = uniform(rng, (n,)), uniform(rng, (n,))
+    return {"a": a, "b": b}, {"out": a + b}, []
+
+
 CASES = [
     ("vector_add.json", ["T=2", "F=256"], lambda rng: vector_add(rng, (2, 128, 256))),
     ("vector_add_single_buffer.json", ["T=3", "F=128"], lambda rng: vector_add(rng, (3, 128, 128))),
@@ -177,6 +245,47 @@ CASES = [
      lambda rng: selective_scan(rng, 256, 4, 256)),
     ("matmul_fp8_double_row.json", ["M=256", "K=512", "N=1024", "TILES_M=2", "TILES_K=2"],
      lambda rng: matmul_fp8_double_row(rng, 512, 256, 1024)),
+    # Loads only (no output): the run must read nothing unwritten and leave src as it was.
+    ("dma_load_stream.json", ["PARTS=128", "F=256", "COUNT=4", "BUFFERS=2"],
+     lambda rng: unchanged_source(rng, (4, 128, 256))),
+    ("dma_load_stream_hwdge.json", ["PARTS=128", "F=256", "COUNT=4"],
+     lambda rng: unchanged_source(rng, (4, 128, 256))),
+    ("flash_attention_fwd.json", ["SEQ=1024", "HEADS=2"],
+     lambda rng: flash_attention(rng, 2, 1024, 128, (2, 8, 128, 128))),
+    # NKI Python kernels: traced with the inputs' types and shapes from their files.
+    ("../nki/vector_add.py::vector_add", [], lambda rng: vector_add(rng, (2, 128, 256))),
+    ("../nki/vector_add.py::vector_add_single_buffer", [],
+     lambda rng: vector_add(rng, (3, 128, 128))),
+    ("../nki/cs149_t3.py::vector_add", [], lambda rng: flat_vector_add(rng, 256000)),
+    ("../nki/cs149_t3.py::transpose", [], lambda rng: transpose(rng, 256, 384)),
+    ("../nki/matmul_t1.py::matmul_v1_tiled", [],
+     nki(lambda rng: matmul("lhsT", "rhs", "result", True)(rng, 256, 256, 512),
+         ("lhsT", "rhs"))),
+    ("../nki/matmul_t1.py::matmul_v2_hoisted", [],
+     nki(lambda rng: matmul("lhsT", "rhs", "result", True)(rng, 256, 256, 512),
+         ("lhsT", "rhs"))),
+    ("../nki/matmul_t1.py::matmul_v3_blocked", [],
+     nki(lambda rng: matmul("lhsT", "rhs", "result", True)(rng, 256, 256, 1024),
+         ("lhsT", "rhs"))),
+    ("../nki/matmul_t1_nki.py::matmul_v1_tiled", [],
+     nki(lambda rng: matmul("lhsT", "rhs", "result", True)(rng, 256, 256, 512),
+         ("lhsT", "rhs"))),
+    ("../nki/matmul_t1.py::matmul_v4_optimized", [],
+     nki(lambda rng: matmul("lhsT", "rhs", "result", True)(rng, 1024, 2048, 1024),
+         ("lhsT", "rhs"))),
+    # The tutorial's v4 blocks are fixed (BLOCK_M 2048, BLOCK_K and BLOCK_N 1024): one block.
+    ("../nki/matmul_t1_nki.py::matmul_v4_optimized", [],
+     nki(lambda rng: matmul("lhsT", "rhs", "result", True)(rng, 1024, 2048, 1024),
+         ("lhsT", "rhs"))),
+    ("../nki/layernorm.py::layernorm_v1", [], lambda rng: layernorm_1d(rng, 256, 1024)),
+    ("../nki/layernorm.py::layernorm_v2", [], lambda rng: layernorm_1d(rng, 256, 1024)),
+    ("../nki/softmax.py::softmax", [], lambda rng: softmax(rng, 256, 512)),
+    ("../nki/rmsnorm.py::rmsnorm", [], nki(lambda rng: rmsnorm_1d(rng, 256, 1024),
+                                           ("x", "gamma"))),
+    ("../nki/selective_scan.py::selective_scan", [],
+     lambda rng: selective_scan_2d(rng, 256, 4, 256)),
+    ("../nki/flash_attention_fwd.py::flash_attention_fwd", [],
+     nki(lambda rng: flash_attention(rng, 2, 1024, 128, (2, 1024, 128)), ("q", "k", "v"))),
 ]
 
 
@@ -186,11 +295,16 @@ def run_case(trnsim, kernels_dir, case, index):
     inputs, expected, tolerance = make(rng)
     with tempfile.TemporaryDirectory() as work:
         command = [trnsim, "run", os.path.join(kernels_dir, name), "--numerics", "-q"]
+        if ".py::" in name:
+            command += ["-c", "trn2"]
         for p in params:
             command += ["-p", p]
         for tensor, values in inputs.items():
             path = os.path.join(work, tensor + ".npy")
-            np.save(path, values)
+            if isinstance(values, Bf16Input):
+                values.save(path)
+            else:
+                np.save(path, values)
             command += ["--input", f"{tensor}={path}"]
         for tensor, values in expected.items():
             path = os.path.join(work, "expected_" + tensor + ".npy")
