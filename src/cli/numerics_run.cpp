@@ -111,7 +111,9 @@ NumericsRun::NumericsRun(const NumericsOptions& options, const KernelArguments& 
 
 core::ExecuteHook NumericsRun::execute_hook() {
   numerics::FunctionalModel* model = model_.get();
-  return [model](const kernel::Instruction& instruction) { model->execute(instruction); };
+  return [model](const kernel::Instruction& instruction, std::span<const std::uint32_t> group) {
+    model->execute(instruction, group);
+  };
 }
 
 bool NumericsRun::finish(nlohmann::json& statistics) {

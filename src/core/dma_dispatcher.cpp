@@ -164,7 +164,14 @@ sc_time DmaDispatcher::start_ready() {
                  kernel::opcode_name(instruction.opcode), to_ns(now), instruction.dma_queue,
                  std::max(instruction.src().bytes(), instruction.dst().bytes()));
     }
-    if (core_.execute_hook()) core_.execute_hook()(instruction);
+    if (core_.execute_hook()) {
+      std::span<const std::uint32_t> group;
+      if (instruction.engine == EngineKind::kCollective &&
+          instruction.core_group != kernel::kAllCores) {
+        group = core_.source().core_group(instruction.core_group);
+      }
+      core_.execute_hook()(instruction, group);
+    }
     if (instruction.engine == EngineKind::kDma) {
       submitted_.insert(sequence, slot_of(dma.item->id));
       if (ahead) {

@@ -22,6 +22,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <span>
 #include <systemc>
 #include <vector>
 
@@ -65,9 +66,11 @@ using InstructionObserver = std::function<void(const InstructionTiming&)>;
 /// when its engine starts it, a DMA or collective when it is submitted to the memory system or
 /// the collective cores (its producers have completed). Every instruction it depends on (reads
 /// what it writes, writes what it reads) was passed before it, so applying each instruction's
-/// effect on values in this order computes the kernel's values (functional execution). Must not
-/// block.
-using ExecuteHook = std::function<void(const kernel::Instruction&)>;
+/// effect on values in this order computes the kernel's values (functional execution). `group`
+/// lists the global cores of a collective (empty: every core of the kernel, or not a
+/// collective). Must not block.
+using ExecuteHook =
+    std::function<void(const kernel::Instruction&, std::span<const std::uint32_t> group)>;
 
 class NeuronCore : public sc_core::sc_module {
  public:

@@ -496,6 +496,12 @@ std::optional<std::string> unsupported_reason(const Instruction& instruction) {
     case Opcode::kIota:
     case Opcode::kAffineSelect:
     case Opcode::kCoreBarrier:
+    case Opcode::kAllReduce:
+    case Opcode::kAllGather:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+    case Opcode::kSend:
+    case Opcode::kRecv:
       return std::nullopt;
     case Opcode::kActivation:
       if (instruction.func == ActivationFunc::kPrelu) return "activation function prelu";
@@ -506,6 +512,81 @@ std::optional<std::string> unsupported_reason(const Instruction& instruction) {
     default:
       return op;
   }
+}
+
+std::vector<ExecutionNotes> execute_collective(std::span<const Instruction* const> members,
+                                               MemoryImage& image) {
+  const std::size_t n = members.size();
+  std::vector<ExecutionNotes> notes(n);
+  std::vector<std::vector<double>> inputs(n);
+  bool input_non_finite = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    Reader reader(image, notes[i]);
+    inputs[i] = reader.flat(*members[i], Slot::kSrc);
+    input_non_finite = input_non_finite || reader.input_non_finite();
+  }
+  const Instruction& first = *members.front();
+  const AluOp op = first.alu == AluOp::kNone ? AluOp::kAdd : first.alu;
+  const auto reduce_all = [&]() {
+    std::vector<double> sum(inputs[0].begin(), inputs[0].end());
+    for (double& v : sum) v = f32(v);
+    for (std::size_t j = 1; j < n; ++j) {
+      for (std::size_t e = 0; e < sum.size() && e < inputs[j].size(); ++e) {
+        sum[e] = alu(op, sum[e], inputs[j][e]);
+      }
+    }
+    return sum;
+  };
+  std::vector<std::vector<double>> outputs(n);
+  switch (first.opcode) {
+    case Opcode::kAllReduce: {
+      const std::vector<double> sum = reduce_all();
+      for (auto& out : outputs) out = sum;
+      break;
+    }
+    case Opcode::kAllGather: {
+      std::vector<double> all;
+      for (const auto& in : inputs) all.insert(all.end(), in.begin(), in.end());
+      for (auto& out : outputs) out = all;
+      break;
+    }
+    case Opcode::kReduceScatter: {
+      const std::vector<double> sum = reduce_all();
+      const std::size_t chunk = sum.size() / n;
+      for (std::size_t i = 0; i < n; ++i) {
+        outputs[i].assign(sum.begin() + static_cast<std::ptrdiff_t>(i * chunk),
+                          sum.begin() + static_cast<std::ptrdiff_t>((i + 1) * chunk));
+      }
+      break;
+    }
+    case Opcode::kAllToAll: {
+      for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+          const std::size_t chunk = inputs[j].size() / n;
+          outputs[i].insert(outputs[i].end(),
+                            inputs[j].begin() + static_cast<std::ptrdiff_t>(i * chunk),
+                            inputs[j].begin() + static_cast<std::ptrdiff_t>((i + 1) * chunk));
+        }
+      }
+      break;
+    }
+    default:
+      throw std::logic_error("internal error: execute_collective() of " +
+                             std::string(kernel::opcode_name(first.opcode)));
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    store_flat(image, *members[i], outputs[i], input_non_finite, notes[i]);
+  }
+  return notes;
+}
+
+ExecutionNotes execute_transfer(const Instruction& send, const Instruction& recv,
+                                MemoryImage& image) {
+  ExecutionNotes notes;
+  Reader reader(image, notes);
+  const std::vector<double> values = reader.flat(send, Slot::kSrc);
+  store_flat(image, recv, values, reader.input_non_finite(), notes);
+  return notes;
 }
 
 ExecutionNotes execute(const Instruction& instruction, MemoryImage& image,

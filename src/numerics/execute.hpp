@@ -33,19 +33,25 @@
 //   iota                    dst = expr(p, f, f0..f3) (integers, cast on store)
 //   affine_select           dst = pred(p, f, f0..f3) CMP 0 ? src : fill
 //   core_barrier            nothing (it orders cores)
+// Collectives over a group of n ranks (src, dst of each rank; element-wise op in float32, in
+// rank order): all_reduce dst_i = op_j src_j; all_gather dst_i = src_0 ... src_{n-1}
+// concatenated; reduce_scatter dst_i = chunk i of op_j src_j; all_to_all chunk j of dst_i =
+// chunk i of src_j. send/recv: the receiver's dst = the sender's src.
 // Activation functions use their textbook definitions in float64, rounded to float32 (the
 // hardware's approximations are not published): gelu = x Phi(x) with the error function,
 // gelu_apprx_tanh = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), gelu_apprx_sigmoid =
 // x sigmoid(1.702 x), silu = x sigmoid(x), softplus = log(1 + e^x), mish = x tanh(softplus x),
 // and the *_dx functions their derivatives.
 // Leaves out (unsupported_reason says which): prelu, nc_matmul_mx and the packed MX types,
-// is_transpose matmuls, collectives and send/recv.
+// is_transpose matmuls.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "kernel/instruction.hpp"
 #include "numerics/elements.hpp"
@@ -71,6 +77,16 @@ struct ExecutionNotes {
 /// index along free dimension d of dst's pattern.
 using PatternFunction =
     std::function<std::int64_t(std::uint32_t p, std::uint64_t f, const std::uint64_t* free)>;
+
+/// Applies a collective (all_reduce, all_gather, reduce_scatter, all_to_all) once every member of
+/// its group joined: `members` holds each member's instruction in rank order (the group's order).
+/// Returns the notes of each member.
+std::vector<ExecutionNotes> execute_collective(std::span<const kernel::Instruction* const> members,
+                                               MemoryImage& image);
+
+/// Applies a matched send (its src) and recv (its dst): dst = src element by element.
+ExecutionNotes execute_transfer(const kernel::Instruction& send, const kernel::Instruction& recv,
+                                MemoryImage& image);
 
 /// Applies `instruction` to `image`. Precondition: !unsupported_reason(instruction); iota and
 /// affine_select need `pattern` (their expression, which the instruction does not carry).

@@ -297,16 +297,8 @@ void FunctionalModel::add_finding(Finding::Kind kind, const kernel::Instruction&
       Finding{kind, kernel_.prog().location(instruction.source), std::move(message)});
 }
 
-void FunctionalModel::execute(const kernel::Instruction& instruction) {
-  seed_inputs_read_by(instruction);
-  PatternFunction pattern;
-  if (instruction.opcode == kernel::Opcode::kIota ||
-      instruction.opcode == kernel::Opcode::kAffineSelect) {
-    pattern = [this, &instruction](std::uint32_t p, std::uint64_t f, const std::uint64_t* free) {
-      return pattern_value(instruction, p, f, free);
-    };
-  }
-  const ExecutionNotes notes = numerics::execute(instruction, image_, pattern);
+void FunctionalModel::record(const kernel::Instruction& instruction, const ExecutionNotes& notes,
+                             const kernel::Instruction& writer) {
   const std::string op(kernel::opcode_name(instruction.opcode));
   if (notes.unwritten) {
     const kernel::AccessPattern& operand = instruction.operand(notes.unwritten_slot);
@@ -319,15 +311,84 @@ void FunctionalModel::execute(const kernel::Instruction& instruction) {
                     notes.unwritten->index));
   }
   if (notes.first_non_finite) {
-    add_finding(Finding::Kind::kNonFinite, instruction,
+    add_finding(Finding::Kind::kNonFinite, writer,
                 fmt::format("{} makes the first non-finite value from finite inputs (element {} "
                             "of dst in logical order)",
-                            op, *notes.first_non_finite));
+                            kernel::opcode_name(writer.opcode), *notes.first_non_finite));
   }
-  const kernel::AccessPattern& dst = instruction.dst();
+  const kernel::AccessPattern& dst = writer.dst();
   if (dst.used() && dst.memory == MemoryKind::kHbm) {
     if (HbmTensor* tensor = hbm_tensor_of(dst.tensor)) tensor->has_values = true;
   }
+}
+
+void FunctionalModel::join_collective(const kernel::Instruction& instruction,
+                                      std::span<const std::uint32_t> group) {
+  std::vector<std::uint32_t> members(group.begin(), group.end());
+  if (members.empty()) {
+    for (std::uint32_t pid = 0; pid < kernel_.cores; ++pid) members.push_back(pid);
+  }
+  auto& waiting = waiting_collectives_[members];
+  waiting[instruction.pid].push_back(instruction);
+  for (const std::uint32_t pid : members) {
+    const auto it = waiting.find(pid);
+    if (it == waiting.end() || it->second.empty()) return;
+  }
+  // Every member joined: take the first waiting instance of each, in rank order.
+  std::vector<kernel::Instruction> instances;
+  instances.reserve(members.size());
+  for (const std::uint32_t pid : members) {
+    instances.push_back(std::move(waiting[pid].front()));
+    waiting[pid].pop_front();
+  }
+  std::vector<const kernel::Instruction*> ranks;
+  for (const kernel::Instruction& member : instances) ranks.push_back(&member);
+  const std::vector<ExecutionNotes> notes = execute_collective(ranks, image_);
+  for (std::size_t i = 0; i < instances.size(); ++i) record(instances[i], notes[i], instances[i]);
+}
+
+void FunctionalModel::join_transfer(const kernel::Instruction& instruction) {
+  const bool send = instruction.opcode == kernel::Opcode::kSend;
+  const std::pair<std::uint32_t, std::uint32_t> key =
+      send ? std::pair{instruction.pid, instruction.peer}
+           : std::pair{instruction.peer, instruction.pid};
+  auto& counterparts = send ? waiting_recvs_[key] : waiting_sends_[key];
+  if (counterparts.empty()) {
+    (send ? waiting_sends_[key] : waiting_recvs_[key]).push_back(instruction);
+    return;
+  }
+  const kernel::Instruction other = std::move(counterparts.front());
+  counterparts.pop_front();
+  const kernel::Instruction& sender = send ? instruction : other;
+  const kernel::Instruction& receiver = send ? other : instruction;
+  record(sender, execute_transfer(sender, receiver, image_), receiver);
+}
+
+void FunctionalModel::execute(const kernel::Instruction& instruction,
+                              std::span<const std::uint32_t> group) {
+  seed_inputs_read_by(instruction);
+  switch (instruction.opcode) {
+    case kernel::Opcode::kAllReduce:
+    case kernel::Opcode::kAllGather:
+    case kernel::Opcode::kReduceScatter:
+    case kernel::Opcode::kAllToAll:
+      join_collective(instruction, group);
+      return;
+    case kernel::Opcode::kSend:
+    case kernel::Opcode::kRecv:
+      join_transfer(instruction);
+      return;
+    default:
+      break;
+  }
+  PatternFunction pattern;
+  if (instruction.opcode == kernel::Opcode::kIota ||
+      instruction.opcode == kernel::Opcode::kAffineSelect) {
+    pattern = [this, &instruction](std::uint32_t p, std::uint64_t f, const std::uint64_t* free) {
+      return pattern_value(instruction, p, f, free);
+    };
+  }
+  record(instruction, numerics::execute(instruction, image_, pattern), instruction);
 }
 
 std::int64_t FunctionalModel::pattern_value(const kernel::Instruction& instruction, std::uint32_t p,

@@ -16,12 +16,17 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernel/instruction.hpp"
 #include "kernel/prepare.hpp"
+#include "numerics/execute.hpp"
 #include "numerics/memory_image.hpp"
 #include "numerics/npy.hpp"
 
@@ -49,8 +54,12 @@ class FunctionalModel {
   /// Throws InputError (at the instruction's location) when execute() has no semantics for it.
   void check(const kernel::Instruction& instruction) const;
 
-  /// Applies the instruction's effect on values; records findings.
-  void execute(const kernel::Instruction& instruction);
+  /// Applies the instruction's effect on values; records findings. `group`: a collective's cores
+  /// in rank order (empty: every core of the kernel). A collective takes effect when the last
+  /// member of its group joins it (the k-th collective of a group on each core is one
+  /// collective); a send or recv when its counterpart arrives (the k-th send from p to q
+  /// matches the k-th recv on q from p).
+  void execute(const kernel::Instruction& instruction, std::span<const std::uint32_t> group = {});
 
   /// The findings so far: at most `kMaxFindings` of each kind (counts() has the totals).
   static constexpr std::size_t kMaxFindings = 20;
@@ -87,6 +96,13 @@ class FunctionalModel {
   std::string describe(const kernel::AccessPattern& pattern, std::uint64_t address,
                        std::uint32_t partition) const;
   void add_finding(Finding::Kind kind, const kernel::Instruction& instruction, std::string message);
+  /// Turns an instruction's notes into findings and marks the HBM tensor it wrote as holding
+  /// values.
+  void record(const kernel::Instruction& instruction, const ExecutionNotes& notes,
+              const kernel::Instruction& writer);
+  void join_collective(const kernel::Instruction& instruction,
+                       std::span<const std::uint32_t> group);
+  void join_transfer(const kernel::Instruction& instruction);
   /// The iota expr / affine_select pred of `instruction` with its core's and loops' values.
   std::int64_t pattern_value(const kernel::Instruction& instruction, std::uint32_t p,
                              std::uint64_t f, const std::uint64_t* free);
@@ -105,6 +121,12 @@ class FunctionalModel {
   static constexpr std::uint32_t kNoCore = ~0u;
   std::vector<std::int64_t> pattern_env_;
   std::uint32_t pattern_env_core_ = kNoCore;
+  /// Collectives waiting for members: by group (rank order), per member core, in order.
+  std::map<std::vector<std::uint32_t>, std::map<std::uint32_t, std::deque<kernel::Instruction>>>
+      waiting_collectives_;
+  /// send and recv waiting for their counterpart, by (sender, receiver).
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::deque<kernel::Instruction>> waiting_sends_;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::deque<kernel::Instruction>> waiting_recvs_;
 };
 
 }  // namespace trnsim::numerics

@@ -356,10 +356,65 @@ TEST(Execute, IotaAndAffineSelectEvaluateTheirPatternPerElement) {
   EXPECT_EQ(values_of(image, select.dst()), (std::vector<double>{1, -9, -9, 4, 5, -9}));
 }
 
+AccessPattern hbm_vector(std::uint64_t address, std::uint32_t count) {
+  AccessPattern p;
+  p.memory = MemoryKind::kHbm;
+  p.dtype = DType::kFloat32;
+  p.tensor = 0;
+  p.offset = address;
+  p.rank = 1;
+  p.sizes[0] = count;
+  p.strides[0] = 1;
+  return p;
+}
+
+TEST(Execute, CollectivesCombineTheRanksInGroupOrder) {
+  MemoryImage image;
+  // Three ranks, src of rank r at 1000 r: [r + 1, 10 (r + 1), 100 (r + 1)].
+  std::vector<Instruction> ranks(3);
+  for (std::uint32_t r = 0; r < 3; ++r) {
+    ranks[r].opcode = Opcode::kReduceScatter;
+    ranks[r].alu = AluOp::kAdd;
+    ranks[r].operand(Slot::kSrc) = hbm_vector(1000 * r, 3);
+    ranks[r].operand(Slot::kDst) = hbm_vector(1000 * r + 500, 1);
+    const double v = r + 1;
+    scatter(image, ranks[r].src(), std::vector<double>{v, 10 * v, 100 * v});
+  }
+  const std::vector<const Instruction*> members = {&ranks[0], &ranks[1], &ranks[2]};
+  execute_collective(members, image);
+  // The sum is [6, 60, 600]; rank r gets chunk r.
+  EXPECT_EQ(values_of(image, ranks[0].dst()), (std::vector<double>{6}));
+  EXPECT_EQ(values_of(image, ranks[2].dst()), (std::vector<double>{600}));
+
+  for (std::uint32_t r = 0; r < 3; ++r) {
+    ranks[r].opcode = Opcode::kAllToAll;
+    ranks[r].operand(Slot::kDst) = hbm_vector(1000 * r + 600, 3);
+  }
+  execute_collective(members, image);
+  // Chunk j of rank i's dst = chunk i of rank j's src: rank 1 gets [10, 20, 30].
+  EXPECT_EQ(values_of(image, ranks[1].dst()), (std::vector<double>{10, 20, 30}));
+
+  for (std::uint32_t r = 0; r < 3; ++r) {
+    ranks[r].opcode = Opcode::kAllReduce;
+    ranks[r].alu = AluOp::kMax;
+  }
+  execute_collective(members, image);
+  EXPECT_EQ(values_of(image, ranks[0].dst()), (std::vector<double>{3, 30, 300}));
+
+  Instruction send;
+  send.opcode = Opcode::kSend;
+  send.operand(Slot::kSrc) = hbm_vector(0, 3);
+  Instruction recv;
+  recv.opcode = Opcode::kRecv;
+  recv.operand(Slot::kDst) = hbm_vector(4000, 3);
+  execute_transfer(send, recv, image);
+  EXPECT_EQ(values_of(image, recv.dst()), (std::vector<double>{1, 10, 100}));
+}
+
 TEST(Execute, OpsWithoutAFunctionalModelSayWhich) {
   Instruction op;
-  op.opcode = Opcode::kAllReduce;
-  EXPECT_EQ(unsupported_reason(op), std::optional<std::string>("all_reduce"));
+  op.opcode = Opcode::kNcMatmulMx;
+  EXPECT_EQ(unsupported_reason(op), std::optional<std::string>("nc_matmul_mx"));
   op.opcode = Opcode::kActivation;
   op.func = ActivationFunc::kPrelu;
   EXPECT_EQ(unsupported_reason(op), std::optional<std::string>("activation function prelu"));

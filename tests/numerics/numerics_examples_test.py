@@ -209,6 +209,23 @@ def unchanged_source(rng, shape):
     return {"src": src}, {"src": src}, []
 
 
+def all_reduce(rng, ranks, n):
+    grad = uniform(rng, (ranks, n))  # per_core: one row per core
+    total = grad.astype(np.float64).sum(axis=0).astype(np.float32)
+    # A float32 sum of `ranks` values in rank order: exact for two, 1e-6 relative otherwise.
+    return {"grad": grad}, {"reduced": np.tile(total, (ranks, 1))}, ["--rtol", "1e-6"]
+
+
+def all_gather(rng, ranks, n):
+    piece = uniform(rng, (ranks, n))
+    return {"piece": piece}, {"gathered": np.stack([piece] * ranks)}, []
+
+
+def ring_permute(rng, ranks, n):
+    outbox = uniform(rng, (ranks, n))
+    return {"outbox": outbox}, {"inbox": np.roll(outbox, 1, axis=0)}, []
+
+
 def flat_vector_add(rng, n):
     a, b = uniform(rng, (n,)), uniform(rng, (n,))
     return {"a": a, "b": b}, {"out": a + b}, []
@@ -250,6 +267,11 @@ CASES = [
      lambda rng: unchanged_source(rng, (4, 128, 256))),
     ("dma_load_stream_hwdge.json", ["PARTS=128", "F=256", "COUNT=4"],
      lambda rng: unchanged_source(rng, (4, 128, 256))),
+    # Collectives between the cores of one chip (per-core HBM tensors: one row per core).
+    ("collective_all_reduce.json", ["N=1024", "STRIDE=1"], lambda rng: all_reduce(rng, 2, 1024)),
+    ("collective_all_gather.json", ["R=4", "N=256"], lambda rng: all_gather(rng, 4, 256)),
+    ("collective_permute.json", ["R=4", "STRIDE=1", "N=512"],
+     lambda rng: ring_permute(rng, 4, 512)),
     ("flash_attention_fwd.json", ["SEQ=1024", "HEADS=2"],
      lambda rng: flash_attention(rng, 2, 1024, 128, (2, 8, 128, 128))),
     # NKI Python kernels: traced with the inputs' types and shapes from their files.

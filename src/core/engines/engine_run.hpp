@@ -132,7 +132,7 @@ void Engine::commit_start(Self& self) {
     trace(item, slice_start_ns, end, visible);
   }
   // Compute instructions' values now; DMAs and collectives' when submitted (DmaDispatcher).
-  if (!completes_later && core_.execute_hook()) core_.execute_hook()(instruction);
+  if (!completes_later && core_.execute_hook()) core_.execute_hook()(instruction, {});
   if (core_.observer()) observe(item, slice_start_ns, end, visible);
   if (completes_later) {
     core_.dma_dispatcher().take_triggered(stream_, end);
