@@ -1,5 +1,6 @@
 #include "numerics/elements.hpp"
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -60,6 +61,17 @@ const FloatFormat* small_float_format(DType dtype) {
   }
 }
 
+/// float32 -> bfloat16 bits, to nearest with ties to even: adding 0x7FFF plus the lowest kept bit
+/// rounds the upper half (carrying into the exponent, up to infinity, as it should); a NaN
+/// stays a (quiet) NaN of the same sign.
+std::uint16_t bfloat16_bits(float value) {
+  const auto bits = std::bit_cast<std::uint32_t>(value);
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) {
+    return static_cast<std::uint16_t>((bits >> 16) | 0x0040u);
+  }
+  return static_cast<std::uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
+}
+
 [[noreturn]] void unsupported(DType dtype) {
   throw std::invalid_argument("element type " + std::string(kernel::dtype_name(dtype)) +
                               " has no functional model");
@@ -86,6 +98,8 @@ double decode_element(DType dtype, const std::uint8_t* bytes) {
     case DType::kTFloat32:
       return decode(kTFloat32, load<std::uint32_t>(bytes) >> 13);
     case DType::kBFloat16:
+      // The upper half of a float32: exact for every pattern (NaNs keep their payload).
+      return std::bit_cast<float>(std::uint32_t{load<std::uint16_t>(bytes)} << 16);
     case DType::kFloat16:
       return decode(*small_float_format(dtype), load<std::uint16_t>(bytes));
     case DType::kFloat8E4M3:
@@ -124,6 +138,8 @@ void encode_element(DType dtype, double value, std::uint8_t* bytes) {
       store(encode(kTFloat32, static_cast<float>(value)) << 13, bytes);
       return;
     case DType::kBFloat16:
+      store(bfloat16_bits(static_cast<float>(value)), bytes);
+      return;
     case DType::kFloat16:
       store(
           static_cast<std::uint16_t>(encode(*small_float_format(dtype), static_cast<float>(value))),
@@ -171,6 +187,48 @@ double round_to(DType dtype, double value) {
   return decode_element(dtype, bytes);
 }
 
+namespace {
+
+/// decode_element of `count` consecutive elements, the type's case chosen once.
+void decode_elements(DType dtype, const std::uint8_t* bytes, std::size_t count, double* out) {
+  switch (dtype) {
+    case DType::kFloat32:
+      for (std::size_t i = 0; i < count; ++i) out[i] = load<float>(bytes + 4 * i);
+      return;
+    case DType::kBFloat16:
+      for (std::size_t i = 0; i < count; ++i) {
+        out[i] = std::bit_cast<float>(std::uint32_t{load<std::uint16_t>(bytes + 2 * i)} << 16);
+      }
+      return;
+    default: {
+      const std::uint32_t size = kernel::dtype_bytes(dtype);
+      for (std::size_t i = 0; i < count; ++i) out[i] = decode_element(dtype, bytes + size * i);
+      return;
+    }
+  }
+}
+
+/// encode_element of `count` consecutive elements, the type's case chosen once.
+void encode_elements(DType dtype, const double* values, std::size_t count, std::uint8_t* bytes) {
+  switch (dtype) {
+    case DType::kFloat32:
+      for (std::size_t i = 0; i < count; ++i) store(static_cast<float>(values[i]), bytes + 4 * i);
+      return;
+    case DType::kBFloat16:
+      for (std::size_t i = 0; i < count; ++i) {
+        store(bfloat16_bits(static_cast<float>(values[i])), bytes + 2 * i);
+      }
+      return;
+    default: {
+      const std::uint32_t size = kernel::dtype_bytes(dtype);
+      for (std::size_t i = 0; i < count; ++i) encode_element(dtype, values[i], bytes + size * i);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
 std::optional<UnwrittenElement> gather(const MemoryImage& image,
                                        const kernel::AccessPattern& pattern,
                                        std::vector<double>& values) {
@@ -179,11 +237,17 @@ std::optional<UnwrittenElement> gather(const MemoryImage& image,
   values.reserve(pattern.elements());
   const std::uint32_t element_bytes = kernel::dtype_bytes(pattern.dtype);
   std::optional<UnwrittenElement> unwritten;
-  std::uint8_t bytes[4];
-  for_each_element(pattern, [&](const SpaceKey& key, std::uint64_t address) {
-    const auto missing = image.read(key, address, std::span<std::uint8_t>(bytes, element_bytes));
-    if (missing && !unwritten) unwritten = UnwrittenElement{key, address, values.size()};
-    values.push_back(decode_element(pattern.dtype, bytes));
+  std::vector<std::uint8_t> bytes;
+  for_each_run(pattern, [&](const SpaceKey& key, std::uint64_t address, std::uint64_t count) {
+    bytes.resize(count * element_bytes);
+    const auto missing = image.read(key, address, bytes);
+    if (missing && !unwritten) {
+      const std::uint64_t element = (*missing - address) / element_bytes;
+      unwritten = UnwrittenElement{key, address + element * element_bytes, values.size() + element};
+    }
+    const std::size_t start = values.size();
+    values.resize(start + count);
+    decode_elements(pattern.dtype, bytes.data(), count, values.data() + start);
   });
   return unwritten;
 }
@@ -198,10 +262,12 @@ void scatter(MemoryImage& image, const kernel::AccessPattern& pattern,
   }
   const std::uint32_t element_bytes = kernel::dtype_bytes(pattern.dtype);
   std::size_t next = 0;
-  std::uint8_t bytes[4];
-  for_each_element(pattern, [&](const SpaceKey& key, std::uint64_t address) {
-    encode_element(pattern.dtype, values[next++], bytes);
-    image.write(key, address, std::span<const std::uint8_t>(bytes, element_bytes));
+  std::vector<std::uint8_t> bytes;
+  for_each_run(pattern, [&](const SpaceKey& key, std::uint64_t address, std::uint64_t count) {
+    bytes.resize(count * element_bytes);
+    encode_elements(pattern.dtype, values.data() + next, count, bytes.data());
+    next += count;
+    image.write(key, address, bytes);
   });
 }
 

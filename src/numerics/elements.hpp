@@ -88,6 +88,26 @@ void for_each_element(const kernel::AccessPattern& pattern, Visit&& visit) {
   }
 }
 
+/// Calls visit(key, address, count) for runs of `count` elements of `pattern` that follow one
+/// another in logical order and in memory (the innermost dimension when it is a free dimension
+/// of stride 1; otherwise runs of one element), covering every element in logical order.
+template <class Visit>
+void for_each_run(const kernel::AccessPattern& pattern, Visit&& visit) {
+  const bool innermost_free = !(pattern.on_chip() && pattern.partition_axis == pattern.rank);
+  if (pattern.rank == 0 || !innermost_free || pattern.strides[pattern.rank - 1] != 1 ||
+      pattern.sizes[pattern.rank - 1] <= 1) {
+    for_each_element(pattern, [&](const SpaceKey& key, std::uint64_t address) {
+      visit(key, address, std::uint64_t{1});
+    });
+    return;
+  }
+  kernel::AccessPattern outer = pattern;
+  const std::uint64_t run = pattern.sizes[pattern.rank - 1];
+  outer.sizes[pattern.rank - 1] = 1;
+  for_each_element(outer,
+                   [&](const SpaceKey& key, std::uint64_t address) { visit(key, address, run); });
+}
+
 /// The values of every element of `pattern`, in logical order, into `values` (resized). Returns
 /// the first element whose bytes were not all written before, if any (its value is read as if
 /// the bytes were zero).

@@ -1,9 +1,14 @@
 #include "numerics/execute.hpp"
 
+#include <algorithm>
 #include <array>
+#include <boost/asio/post.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <cmath>
+#include <latch>
 #include <numbers>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 namespace trnsim::numerics {
@@ -31,6 +36,12 @@ std::uint32_t rows_of(const kernel::AccessPattern& pattern) {
   return pattern.on_chip() ? pattern.partitions : 1;
 }
 
+/// True when the pattern's logical order visits one partition's elements after another (HBM, or
+/// the partition dimension first): its flat values are its matrix, row by row.
+bool partition_outermost(const kernel::AccessPattern& pattern) {
+  return !pattern.on_chip() || pattern.partition_axis == 0 || pattern.partitions == 1;
+}
+
 /// Reads operands, remembering the first unwritten element and whether any value read is
 /// not finite.
 class Reader {
@@ -52,10 +63,14 @@ class Reader {
 
   Matrix matrix(const Instruction& instruction, Slot slot) {
     const kernel::AccessPattern& pattern = instruction.operand(slot);
-    const std::vector<double> values = flat(instruction, slot);
+    std::vector<double> values = flat(instruction, slot);
     Matrix m;
     m.rows = rows_of(pattern);
     m.cols = pattern.elements_per_partition();
+    if (partition_outermost(pattern)) {  // logical order is already partition-major
+      m.values = std::move(values);
+      return m;
+    }
     m.values.resize(values.size());
     std::vector<std::uint64_t> next(m.rows, 0);
     std::size_t i = 0;
@@ -92,6 +107,10 @@ void store_flat(MemoryImage& image, const Instruction& instruction,
 void store_matrix(MemoryImage& image, const Instruction& instruction, const Matrix& m,
                   bool input_non_finite, ExecutionNotes& notes) {
   const kernel::AccessPattern& dst = instruction.dst();
+  if (partition_outermost(dst)) {
+    store_flat(image, instruction, m.values, input_non_finite, notes);
+    return;
+  }
   std::vector<double> values(m.values.size());
   std::vector<std::uint64_t> next(m.rows, 0);
   std::size_t i = 0;
@@ -308,6 +327,50 @@ void tensor_reduce(const Instruction& instruction, MemoryImage& image, Execution
     for (double& v : out.values) v = -v;
   }
   store_matrix(image, instruction, out, reader.input_non_finite(), notes);
+}
+
+/// row[n] += s * in[n] for n < count: each a float32 multiply, rounded, then an add, rounded
+/// (no fused multiply-add: the build does not contract), so every clone gives the same bits.
+/// Cloned for AVX2 where the CPU has it (8 lanes instead of SSE2's 4).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void multiply_add_row(float* __restrict row, float s, const float* __restrict in,
+                      std::uint64_t count) {
+  for (std::uint64_t n = 0; n < count; ++n) row[n] += s * in[n];
+}
+
+/// Multiply-accumulates from which a matmul's rows are shared between threads.
+constexpr std::uint64_t kParallelWork = std::uint64_t{1} << 20;
+
+/// Runs body(first, last) over [0, count) split into contiguous ranges, one per thread of a
+/// pool of the machine's hardware threads (`threads` 0) or on the calling thread (`threads` 1),
+/// and waits for all.
+template <class Body>
+void parallel_ranges(std::uint64_t count, unsigned threads, const Body& body) {
+  static const unsigned available = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned parts = static_cast<unsigned>(
+      std::min<std::uint64_t>(count, threads == 0 ? std::min(available, 16u) : threads));
+  if (parts <= 1) {
+    body(0, count);
+    return;
+  }
+  static boost::asio::thread_pool pool(std::min(available, 16u) - 1);
+  std::latch done(parts - 1);
+  const auto range = [count, parts](unsigned part) {
+    return std::pair{count * part / parts, count * (part + 1) / parts};
+  };
+  for (unsigned part = 1; part < parts; ++part) {
+    boost::asio::post(pool, [&, part] {
+      const auto [first, last] = range(part);
+      body(first, last);
+      done.count_down();
+    });
+  }
+  const auto [first, last] = range(0);
+  body(first, last);
+  done.wait();
 }
 
 /// reduce_dst[p] = the `op` reduction of row p of `m` (the float32 results, before dst's
@@ -800,16 +863,21 @@ ExecutionNotes execute(const Instruction& instruction, MemoryImage& image,
       const std::vector<float> st(stationary.values.begin(), stationary.values.end());
       const std::vector<float> mv(moving.values.begin(), moving.values.end());
       std::vector<float> acc(out.values.begin(), out.values.end());
-      for (std::uint64_t m = 0; m < m_size; ++m) {
-        float* row = acc.data() + m * n_size;
-        for (std::uint32_t k = 0; k < stationary.rows; ++k) {
-          for (std::uint64_t r = 0; r < rows_per_partition; ++r) {
-            const float s = st[k * stationary.cols + r * m_size + m];
-            const float* in = mv.data() + k * moving.cols + r * n_size;
-            for (std::uint64_t n = 0; n < n_size; ++n) row[n] += s * in[n];
+      const auto rows = [&](std::uint64_t first, std::uint64_t last) {
+        for (std::uint64_t m = first; m < last; ++m) {
+          float* row = acc.data() + m * n_size;
+          for (std::uint32_t k = 0; k < stationary.rows; ++k) {
+            for (std::uint64_t r = 0; r < rows_per_partition; ++r) {
+              const float s = st[k * stationary.cols + r * m_size + m];
+              const float* in = mv.data() + k * moving.cols + r * n_size;
+              multiply_add_row(row, s, in, n_size);
+            }
           }
         }
-      }
+      };
+      // Each output row is one thread's: the same sums in the same order however many threads.
+      const std::uint64_t work = m_size * n_size * stationary.rows * rows_per_partition;
+      parallel_ranges(m_size, work >= kParallelWork ? 0 : 1, rows);
       std::copy(acc.begin(), acc.end(), out.values.begin());
       store_matrix(image, instruction, out, reader.input_non_finite(), notes);
       return notes;

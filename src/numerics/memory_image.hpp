@@ -59,6 +59,9 @@ class MemoryImage {
   Page& page(const PageKey& key);
 
   std::unordered_map<PageKey, std::unique_ptr<Page>, PageKeyHash> pages_;
+  /// The page found last (pages never move or disappear): runs of accesses stay on one page.
+  mutable PageKey cached_key_;
+  mutable Page* cached_page_ = nullptr;
 };
 
 }  // namespace trnsim::numerics

@@ -5,11 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
 
+#include "numerics/float_formats.hpp"
 #include "numerics/memory_image.hpp"
 
 namespace trnsim::numerics {
@@ -115,6 +117,39 @@ TEST(ElementEncoding, FloatTypesRoundToNearestEvenAndStoreLittleEndian) {
   EXPECT_EQ(round_to(DType::kFloat32, 1.0 + std::ldexp(1.0, -24)), 1.0);
   encode_element(DType::kFloat8E4M3Fn, 448.0, b);
   EXPECT_EQ(b[0], 0x7E);  // S.1111.110: the largest finite value
+}
+
+TEST(ElementEncoding, Bfloat16AgreesWithTheGenericFormatOnEveryKindOfValue) {
+  // The bfloat16 fast path against float_formats' generic encoder and decoder: every float32
+  // exponent, mantissas near the rounding boundary and at random, both signs, NaN and infinity.
+  std::uint64_t state = 12345;
+  const auto next = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<std::uint32_t>(state >> 32);
+  };
+  std::vector<std::uint32_t> patterns = {0x7F800000u, 0xFF800000u, 0x7FC00000u, 0x00000001u,
+                                         0x7F7FFFFFu, 0x7F7F8000u, 0x3F808000u, 0x3F818000u};
+  for (std::uint32_t exponent = 0; exponent < 255; ++exponent) {
+    for (const std::uint32_t low : {0x0000u, 0x7FFFu, 0x8000u, 0x8001u, 0xFFFFu}) {
+      patterns.push_back(exponent << 23 | 0x10000u | low);
+      patterns.push_back(exponent << 23 | (next() & 0x7F0000u) | low);
+    }
+  }
+  for (int i = 0; i < 100000; ++i) patterns.push_back(next());
+  for (const std::uint32_t bits : patterns) {
+    const float value = std::bit_cast<float>(bits);
+    std::uint8_t b[2] = {};
+    encode_element(DType::kBFloat16, value, b);
+    const std::uint32_t fast = static_cast<std::uint32_t>(b[0] | b[1] << 8);
+    const std::uint32_t generic = encode(kBFloat16, value);
+    if (std::isnan(value)) {
+      EXPECT_TRUE(std::isnan(decode_element(DType::kBFloat16, b))) << std::hex << bits;
+      EXPECT_EQ(fast >> 15, bits >> 31) << std::hex << bits;
+      continue;
+    }
+    ASSERT_EQ(fast, generic) << std::hex << bits;
+    EXPECT_EQ(decode_element(DType::kBFloat16, b), static_cast<double>(decode(kBFloat16, fast)));
+  }
 }
 
 TEST(ElementEncoding, IntegerTypesRoundToNearestEvenAndSaturate) {
