@@ -252,6 +252,58 @@ std::optional<UnwrittenElement> gather(const MemoryImage& image,
   return unwritten;
 }
 
+std::optional<UnwrittenElement> gather_bytes(const MemoryImage& image,
+                                             const kernel::AccessPattern& pattern,
+                                             std::vector<std::uint8_t>& bytes) {
+  const std::uint32_t element_bytes = kernel::dtype_bytes(pattern.dtype);
+  bytes.clear();
+  bytes.reserve(pattern.elements() * element_bytes);
+  std::optional<UnwrittenElement> unwritten;
+  for_each_run(pattern, [&](const SpaceKey& key, std::uint64_t address, std::uint64_t count) {
+    const std::size_t start = bytes.size();
+    bytes.resize(start + count * element_bytes);
+    const auto missing = image.read(
+        key, address, std::span<std::uint8_t>(bytes.data() + start, count * element_bytes));
+    if (missing && !unwritten) {
+      const std::uint64_t element = (*missing - address) / element_bytes;
+      unwritten =
+          UnwrittenElement{key, address + element * element_bytes, start / element_bytes + element};
+    }
+  });
+  return unwritten;
+}
+
+void scatter_bytes(MemoryImage& image, const kernel::AccessPattern& pattern,
+                   std::span<const std::uint8_t> bytes) {
+  const std::uint32_t element_bytes = kernel::dtype_bytes(pattern.dtype);
+  std::size_t next = 0;
+  for_each_run(pattern, [&](const SpaceKey& key, std::uint64_t address, std::uint64_t count) {
+    image.write(key, address, bytes.subspan(next, count * element_bytes));
+    next += count * element_bytes;
+  });
+}
+
+double mx_value(DType dtype, std::uint32_t container, unsigned index) {
+  switch (dtype) {
+    case DType::kFloat8E4M3FnX4:
+      return decode(kFloat8E4M3Fn, container >> (8 * index) & 0xFFu);
+    case DType::kFloat8E5M2X4:
+      return decode(kFloat8E5M2, container >> (8 * index) & 0xFFu);
+    case DType::kFloat4E2M1FnX4: {
+      // E2M1: sign, 2 exponent bits (bias 1), 1 mantissa bit; no infinities or NaNs.
+      const std::uint32_t nibble = container >> (4 * index) & 0xFu;
+      const std::uint32_t exponent = nibble >> 1 & 3u;
+      const double mantissa = nibble & 1u;
+      const double magnitude = exponent == 0
+                                   ? mantissa * 0.5
+                                   : std::ldexp(1.0 + mantissa / 2, static_cast<int>(exponent) - 1);
+      return (nibble & 8u) != 0 ? -magnitude : magnitude;
+    }
+    default:
+      unsupported(dtype);
+  }
+}
+
 void scatter(MemoryImage& image, const kernel::AccessPattern& pattern,
              std::span<const double> values) {
   if (!is_supported(pattern.dtype)) unsupported(pattern.dtype);

@@ -115,6 +115,22 @@ std::optional<UnwrittenElement> gather(const MemoryImage& image,
                                        const kernel::AccessPattern& pattern,
                                        std::vector<double>& values);
 
+/// The raw bytes of every element of `pattern`, in logical order (dtype_bytes each): for copies
+/// without a cast, which keep every bit (NaN payloads, packed MX containers). Returns the first
+/// element whose bytes were not all written before, as gather() does.
+std::optional<UnwrittenElement> gather_bytes(const MemoryImage& image,
+                                             const kernel::AccessPattern& pattern,
+                                             std::vector<std::uint8_t>& bytes);
+
+/// Writes raw element bytes (logical order) into the elements of `pattern`.
+void scatter_bytes(MemoryImage& image, const kernel::AccessPattern& pattern,
+                   std::span<const std::uint8_t> bytes);
+
+/// The value of packed MX element `index` (0-3) of a container of `dtype` (float8_e4m3fn_x4,
+/// float8_e5m2_x4: byte `index`; float4_e2m1fn_x4: bits 4 index .. 4 index + 3 of the 16-bit
+/// container), not yet scaled.
+double mx_value(kernel::DType dtype, std::uint32_t container, unsigned index);
+
 /// Writes `values` (one per element, logical order; size must equal pattern.elements()) into
 /// the elements of `pattern`, each rounded to the pattern's dtype. A later element written to
 /// the same bytes wins.

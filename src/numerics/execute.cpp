@@ -5,6 +5,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <cmath>
+#include <cstring>
 #include <latch>
 #include <numbers>
 #include <stdexcept>
@@ -284,6 +285,17 @@ Scalar scalar(Reader& reader, const Instruction& instruction, ScalarKind kind, d
 }
 
 void elementwise_copy(const Instruction& instruction, MemoryImage& image, ExecutionNotes& notes) {
+  if (instruction.src().dtype == instruction.dst().dtype) {
+    // No cast: every bit is kept (NaN payloads, packed MX containers); no new non-finite value.
+    std::vector<std::uint8_t> bytes;
+    const auto unwritten = gather_bytes(image, instruction.src(), bytes);
+    if (unwritten) {
+      notes.unwritten = unwritten;
+      notes.unwritten_slot = Slot::kSrc;
+    }
+    scatter_bytes(image, instruction.dst(), bytes);
+    return;
+  }
   Reader reader(image, notes);
   std::vector<double> values = reader.flat(instruction, Slot::kSrc);
   store_flat(image, instruction, values, reader.input_non_finite(), notes);
@@ -371,6 +383,83 @@ void parallel_ranges(std::uint64_t count, unsigned threads, const Body& body) {
   const auto [first, last] = range(0);
   body(first, last);
   done.wait();
+}
+
+/// acc[M, N] += st[K, M]^T mv[K, N] (row-major float32): per output element the sum runs over
+/// k ascending; n innermost over contiguous rows keeps that order and vectorises. Each output
+/// row is one thread's: the same sums in the same order however many threads.
+void accumulate_product(std::vector<float>& acc, const float* st, const float* mv,
+                        std::uint64_t k_size, std::uint64_t m_size, std::uint64_t n_size) {
+  const auto rows = [&](std::uint64_t first, std::uint64_t last) {
+    for (std::uint64_t m = first; m < last; ++m) {
+      float* row = acc.data() + m * n_size;
+      for (std::uint64_t k = 0; k < k_size; ++k) {
+        multiply_add_row(row, st[k * m_size + m], mv + k * n_size, n_size);
+      }
+    }
+  };
+  const std::uint64_t work = m_size * n_size * k_size;
+  parallel_ranges(m_size, work >= kParallelWork ? 0 : 1, rows);
+}
+
+/// The values of a packed MX operand [Kp partitions, F] as a row-major float32 [4 Kp, F]
+/// matrix: row 4 p + j holds packed value j of partition p, times 2^(e - 127) for the E8M0
+/// exponent e of its scaling group (32 values along K: partitions 8 g .. 8 g + 7). Group g's
+/// exponents are in partition 32 (g / 4) + g % 4 of the scale operand (4 partitions of each
+/// 32-partition quadrant); e = 255 is NaN.
+std::vector<float> dequantize_mx(const MemoryImage& image, const Instruction& instruction,
+                                 Slot slot, Slot scale_slot, ExecutionNotes& notes) {
+  const kernel::AccessPattern& pattern = instruction.operand(slot);
+  // Only the scale partitions of the groups are read (the others of each quadrant are unused).
+  const kernel::AccessPattern& scale_pattern = instruction.operand(scale_slot);
+  const std::uint64_t groups = (rows_of(pattern) + 7) / 8;
+  std::vector<std::vector<double>> group_scales(groups);
+  for (std::uint64_t g = 0; g < groups; ++g) {
+    const std::uint32_t row = static_cast<std::uint32_t>(32 * (g / 4) + g % 4);
+    if (row >= scale_pattern.partitions) break;
+    kernel::AccessPattern one_row = scale_pattern;
+    one_row.partition_start += row;
+    one_row.partitions = 1;
+    const auto unwritten = gather(image, one_row, group_scales[g]);
+    if (unwritten && !notes.unwritten) {
+      notes.unwritten = unwritten;
+      notes.unwritten_slot = scale_slot;
+    }
+  }
+  std::vector<std::uint8_t> bytes;
+  const auto unwritten = gather_bytes(image, pattern, bytes);
+  if (unwritten && !notes.unwritten) {
+    notes.unwritten = unwritten;
+    notes.unwritten_slot = slot;
+  }
+  const std::uint32_t container = kernel::dtype_bytes(pattern.dtype);
+  const std::uint64_t partitions = rows_of(pattern);
+  const std::uint64_t cols = pattern.elements_per_partition();
+  // The containers by (partition, column), whatever the pattern's partition axis.
+  std::vector<std::uint32_t> containers(partitions * cols);
+  std::vector<std::uint64_t> next(partitions, 0);
+  std::size_t i = 0;
+  const std::uint32_t first = pattern.on_chip() ? pattern.partition_start : 0;
+  for_each_element(pattern, [&](const SpaceKey& key, std::uint64_t) {
+    const std::uint32_t row = key.partition - first;
+    std::uint32_t value = 0;
+    std::memcpy(&value, bytes.data() + container * i++, container);
+    containers[row * cols + next[row]++] = value;
+  });
+  std::vector<float> values(4 * partitions * cols);
+  for (std::uint64_t p = 0; p < partitions; ++p) {
+    const std::vector<double>& exponents = group_scales[p / 8];
+    for (std::uint64_t c = 0; c < cols; ++c) {
+      const double exponent = c < exponents.size() ? exponents[c] : 127.0;
+      const double scale =
+          exponent == 255 ? NAN : std::ldexp(1.0, static_cast<int>(exponent) - 127);
+      for (unsigned j = 0; j < 4; ++j) {
+        values[(4 * p + j) * cols + c] =
+            f32(mx_value(pattern.dtype, containers[p * cols + c], j) * scale);
+      }
+    }
+  }
+  return values;
 }
 
 /// reduce_dst[p] = the `op` reduction of row p of `m` (the float32 results, before dst's
@@ -533,7 +622,11 @@ bool compare(kernel::CompareOp op, double value) {
 }  // namespace
 
 std::optional<std::string> unsupported_reason(const Instruction& instruction) {
+  const bool raw_copy =
+      (instruction.opcode == Opcode::kDmaCopy || instruction.opcode == Opcode::kTensorCopy) &&
+      instruction.src().dtype == instruction.dst().dtype;
   for (const kernel::AccessPattern& operand : instruction.operands) {
+    if (instruction.opcode == Opcode::kNcMatmulMx || raw_copy) break;
     if (operand.used() && !is_supported(operand.dtype)) {
       return "element type " + std::string(kernel::dtype_name(operand.dtype));
     }
@@ -565,6 +658,14 @@ std::optional<std::string> unsupported_reason(const Instruction& instruction) {
     case Opcode::kAllToAll:
     case Opcode::kSend:
     case Opcode::kRecv:
+      return std::nullopt;
+    case Opcode::kNcMatmulMx:
+      for (const Slot scale : {Slot::kAux0, Slot::kAux1}) {
+        if (instruction.operand(scale).dtype != kernel::DType::kUInt8) {
+          return op + " with " + std::string(kernel::dtype_name(instruction.operand(scale).dtype)) +
+                 " scales";
+        }
+      }
       return std::nullopt;
     case Opcode::kActivation:
       if (instruction.func == ActivationFunc::kPrelu) return "activation function prelu";
@@ -857,27 +958,36 @@ ExecutionNotes execute(const Instruction& instruction, MemoryImage& image,
         out.cols = n_size;
         out.values.assign(out.rows * out.cols, 0.0);
       }
-      // Per output element the sum runs over k ascending (and the two rows of a partition in
-      // order); looping n innermost over contiguous float32 rows keeps that order and lets the
-      // compiler vectorise.
+      // [K, M] and [K, N] row-major with K = partitions x rows_per_partition.
       const std::vector<float> st(stationary.values.begin(), stationary.values.end());
       const std::vector<float> mv(moving.values.begin(), moving.values.end());
       std::vector<float> acc(out.values.begin(), out.values.end());
-      const auto rows = [&](std::uint64_t first, std::uint64_t last) {
-        for (std::uint64_t m = first; m < last; ++m) {
-          float* row = acc.data() + m * n_size;
-          for (std::uint32_t k = 0; k < stationary.rows; ++k) {
-            for (std::uint64_t r = 0; r < rows_per_partition; ++r) {
-              const float s = st[k * stationary.cols + r * m_size + m];
-              const float* in = mv.data() + k * moving.cols + r * n_size;
-              multiply_add_row(row, s, in, n_size);
-            }
-          }
-        }
-      };
-      // Each output row is one thread's: the same sums in the same order however many threads.
-      const std::uint64_t work = m_size * n_size * stationary.rows * rows_per_partition;
-      parallel_ranges(m_size, work >= kParallelWork ? 0 : 1, rows);
+      accumulate_product(acc, st.data(), mv.data(), stationary.rows * rows_per_partition, m_size,
+                         n_size);
+      std::copy(acc.begin(), acc.end(), out.values.begin());
+      store_matrix(image, instruction, out, reader.input_non_finite(), notes);
+      return notes;
+    }
+    case Opcode::kNcMatmulMx: {
+      Reader reader(image, notes);
+      const std::vector<float> st =
+          dequantize_mx(image, instruction, Slot::kStationary, Slot::kAux0, notes);
+      const std::vector<float> mv =
+          dequantize_mx(image, instruction, Slot::kSrc, Slot::kAux1, notes);
+      const std::uint64_t k_size =
+          4 * std::uint64_t{instruction.operand(Slot::kStationary).partitions};
+      const std::uint64_t m_size = instruction.operand(Slot::kStationary).elements_per_partition();
+      const std::uint64_t n_size = instruction.src().elements_per_partition();
+      Matrix out;
+      if (instruction.accumulate) {
+        out = reader.matrix(instruction, Slot::kDst);
+      } else {
+        out.rows = static_cast<std::uint32_t>(m_size);
+        out.cols = n_size;
+        out.values.assign(out.rows * out.cols, 0.0);
+      }
+      std::vector<float> acc(out.values.begin(), out.values.end());
+      accumulate_product(acc, st.data(), mv.data(), k_size, m_size, n_size);
       std::copy(acc.begin(), acc.end(), out.values.begin());
       store_matrix(image, instruction, out, reader.input_non_finite(), notes);
       return notes;

@@ -7,7 +7,8 @@
 //
 // Semantics per op (NKI ISA names; `x` an input element, per partition p where noted; a
 // reduce_dst [P, 1] receives the reduction of each partition's float32 results):
-//   dma_copy, tensor_copy   dst = src, element by element in logical order (a cast on store)
+//   dma_copy, tensor_copy   dst = src, element by element in logical order (a cast on store;
+//                           without a cast, bit for bit)
 //   dma_transpose           dst[B, A] = src[A, B] (src 2-D once size-1 dimensions are dropped)
 //   memset                  dst = value
 //   tensor_tensor           dst = in0 op in1
@@ -22,6 +23,10 @@
 //   reciprocal              dst = 1 / x
 //   nc_matmul               dst[M, N] (+)= stationary[K, M]^T moving[K, N] (accumulate: add
 //                           to what dst holds); double_row: [K/2, 2, M] and [K/2, 2, N]
+//   nc_matmul_mx            as nc_matmul on dequantised MX values: packed value j of partition
+//                           p is K index 4 p + j, times 2^(e - 127) for the uint8 exponent e of
+//                           its 32-value group g (partitions 8 g .. 8 g + 7), found in partition
+//                           32 (g / 4) + g % 4 of the scale tile; e = 255 is NaN
 //   nc_transpose            dst[F, P] = src[P, F]
 //   tensor_reduce           dst = op over the free axes in reduce_axes (negate: times -1)
 //   tensor_partition_reduce dst[f] = op over p of src[p, f] (average: the mean)
@@ -42,8 +47,8 @@
 // gelu_apprx_tanh = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), gelu_apprx_sigmoid =
 // x sigmoid(1.702 x), silu = x sigmoid(x), softplus = log(1 + e^x), mish = x tanh(softplus x),
 // and the *_dx functions their derivatives.
-// Leaves out (unsupported_reason says which): prelu, nc_matmul_mx and the packed MX types,
-// is_transpose matmuls.
+// Leaves out (unsupported_reason says which): prelu, other arithmetic on packed MX types,
+// float8_e8m0fnu values, is_transpose matmuls.
 #pragma once
 
 #include <cstdint>

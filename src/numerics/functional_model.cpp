@@ -10,6 +10,7 @@
 #include "kernel/stream.hpp"
 #include "numerics/elements.hpp"
 #include "numerics/execute.hpp"
+#include "numerics/float_formats.hpp"
 #include "util/error.hpp"
 
 namespace trnsim::numerics {
@@ -188,6 +189,27 @@ void FunctionalModel::set_input(const std::string& name, const NpyArray& array,
                     decl.per_core ? " (or " + shape_text(all_instances) + ", one per core)" : "",
                     shape_text(array.shape)));
   }
+  if (kernel::dtype_is_packed_mx(decl.dtype)) {
+    // Packed MX containers, bit for bit: unsigned integers (or raw bytes) of their size.
+    const std::uint32_t size = kernel::dtype_bytes(decl.dtype);
+    const bool matches = (size == 4 && array.descr == "<u4") ||
+                         (size == 2 && (array.descr == "<u2" || array.descr == "|V2"));
+    if (!matches) {
+      throw InputError(where, fmt::format("expected the {}-byte containers of tensor '{}''s "
+                                          "packed type {} as a '{}' array, found '{}'",
+                                          size, name, kernel::dtype_name(decl.dtype),
+                                          size == 4 ? "<u4" : "<u2", array.descr));
+    }
+    const std::size_t instances = tensor.instance_addresses.size();
+    const std::size_t per_instance = array.data.size() / (one_instance ? 1 : instances);
+    for (std::size_t instance = 0; instance < instances; ++instance) {
+      const std::size_t offset = one_instance ? 0 : instance * per_instance;
+      image_.write(SpaceKey{MemoryKind::kHbm, 0, 0}, tensor.instance_addresses[instance],
+                   std::span<const std::uint8_t>(array.data.data() + offset, per_instance));
+    }
+    tensor.has_values = true;
+    return;
+  }
   // Element values: NumPy's own types, or raw 1-2 byte elements of the tensor's type.
   const std::optional<DType> npy_type = npy_value_type(array.descr);
   const bool raw = array.descr == "|V1" || array.descr == "|V2";
@@ -248,6 +270,25 @@ void FunctionalModel::seed_inputs_read_by(const kernel::Instruction& instruction
     // Read before anything wrote it: an input without a file.
     const kernel::TensorDecl& decl = kernel_.prog().tensors[tensor->index];
     SplitMix64 rng(stream_seed(seed_, decl.name));
+    if (kernel::dtype_is_packed_mx(decl.dtype)) {
+      // Packed MX containers: each value uniform in [-1, 1) (FP8) or any of the 16 FP4 codes.
+      std::vector<std::uint8_t> bytes(tensor->bytes);
+      for (std::size_t instance = 0; instance < tensor->instance_addresses.size(); ++instance) {
+        for (std::uint8_t& byte : bytes) {
+          if (decl.dtype == DType::kFloat4E2M1FnX4) {
+            byte = static_cast<std::uint8_t>(rng.next() >> 56);
+          } else {
+            const FloatFormat& format =
+                decl.dtype == DType::kFloat8E5M2X4 ? kFloat8E5M2 : kFloat8E4M3Fn;
+            byte = static_cast<std::uint8_t>(
+                encode(format, static_cast<float>(rng.unit() * 2.0 - 1.0)));
+          }
+        }
+        image_.write(SpaceKey{MemoryKind::kHbm, 0, 0}, tensor->instance_addresses[instance], bytes);
+      }
+      tensor->has_values = true;
+      continue;
+    }
     std::vector<double> values(tensor->bytes / kernel::dtype_bytes(decl.dtype));
     for (std::size_t instance = 0; instance < tensor->instance_addresses.size(); ++instance) {
       for (double& v : values) v = random_value(decl.dtype, rng);
@@ -460,6 +501,16 @@ NpyArray FunctionalModel::tensor_values(const std::string& name) const {
     array.shape.insert(array.shape.begin(), tensor->instance_addresses.size());
   }
   const std::uint32_t element_bytes = kernel::dtype_bytes(decl.dtype);
+  if (kernel::dtype_is_packed_mx(decl.dtype)) {
+    // Packed MX containers as unsigned integers of their size, bit for bit.
+    array.descr = element_bytes == 4 ? "<u4" : "<u2";
+    std::vector<std::uint8_t> bytes(tensor->bytes);
+    for (const std::uint64_t start : tensor->instance_addresses) {
+      image_.read(SpaceKey{MemoryKind::kHbm, 0, 0}, start, bytes);
+      array.data.insert(array.data.end(), bytes.begin(), bytes.end());
+    }
+    return array;
+  }
   const std::uint32_t out_bytes = npy_item_bytes(array.descr);
   const DType out_type = npy_value_type(array.descr).value();
   const std::uint64_t per_instance = tensor->bytes / element_bytes;

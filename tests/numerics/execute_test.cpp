@@ -411,10 +411,45 @@ TEST(Execute, CollectivesCombineTheRanksInGroupOrder) {
   EXPECT_EQ(values_of(image, recv.dst()), (std::vector<double>{1, 10, 100}));
 }
 
+TEST(Execute, MxMatmulDequantisesEachGroupWithItsScale) {
+  MemoryImage image;
+  // One scaling group: 8 partitions of float8_e4m3fn_x4 containers, K = 32 values. Partition 0
+  // holds K values 0-3: stationary [1, 2, 0, 0] (codes 0x38, 0x40), moving [1, 1, 0, 0].
+  AccessPattern stationary = tile(8, 1, 0, DType::kFloat8E4M3FnX4);
+  AccessPattern moving = tile(8, 1, 64, DType::kFloat8E4M3FnX4);
+  std::vector<std::uint8_t> st_bytes(32, 0);
+  std::vector<std::uint8_t> mv_bytes(32, 0);
+  st_bytes[0] = 0x38;
+  st_bytes[1] = 0x40;
+  mv_bytes[0] = 0x38;
+  mv_bytes[1] = 0x38;
+  scatter_bytes(image, stationary, st_bytes);
+  scatter_bytes(image, moving, mv_bytes);
+  // Scales: group 0 in partition 0 of each scale tile: 2^(128 - 127) and 2^(127 - 127).
+  const AccessPattern st_scale = tile(1, 1, 128, DType::kUInt8);
+  const AccessPattern mv_scale = tile(1, 1, 192, DType::kUInt8);
+  scatter(image, st_scale, std::vector<double>{128});
+  scatter(image, mv_scale, std::vector<double>{127});
+  Instruction mm;
+  mm.opcode = Opcode::kNcMatmulMx;
+  mm.operand(Slot::kStationary) = stationary;
+  mm.operand(Slot::kSrc) = moving;
+  mm.operand(Slot::kAux0) = st_scale;
+  mm.operand(Slot::kAux1) = mv_scale;
+  mm.operand(Slot::kDst) = tile(1, 1, 0, DType::kFloat32, MemoryKind::kPsum);
+  ASSERT_FALSE(unsupported_reason(mm).has_value());
+  execute(mm, image);
+  EXPECT_EQ(values_of(image, mm.dst()), (std::vector<double>{2 * (1 * 1 + 2 * 1)}));
+  // float4_e2m1fn: nibble 0b0111 is 1.5 x 2^2 = 6, 0b1001 is -0.5.
+  EXPECT_EQ(mx_value(DType::kFloat4E2M1FnX4, 0x97u, 0), 6.0);
+  EXPECT_EQ(mx_value(DType::kFloat4E2M1FnX4, 0x97u, 1), -0.5);
+}
+
 TEST(Execute, OpsWithoutAFunctionalModelSayWhich) {
   Instruction op;
-  op.opcode = Opcode::kNcMatmulMx;
-  EXPECT_EQ(unsupported_reason(op), std::optional<std::string>("nc_matmul_mx"));
+  op.opcode = Opcode::kNcMatmul;
+  op.is_transpose = true;
+  EXPECT_EQ(unsupported_reason(op), std::optional<std::string>("nc_matmul with is_transpose"));
   op.opcode = Opcode::kActivation;
   op.func = ActivationFunc::kPrelu;
   EXPECT_EQ(unsupported_reason(op), std::optional<std::string>("activation function prelu"));

@@ -68,10 +68,18 @@ def main():
                   f"bad {option}", r.stderr)
 
         # An op without a functional model: located at the instruction, before simulating.
-        r = run(trnsim, os.path.join(kernels, "matmul_mx.json"), "-c", "trn4", "-p", "M=128",
-                "-p", "N=512", "-p", "K=512", "-p", "TILES_M=1", "-p", "TILES_N=1", "--numerics")
-        check(r.returncode == 2 and "matmul_mx.json: " in r.stderr and "/program/" in r.stderr
-              and "has no functional model yet" in r.stderr, "op without semantics", r.stderr)
+        prelu = {
+            "format": "trnsim-kernel/1", "name": "prelu",
+            "tensors": {"sb": {"memory": "sbuf", "dtype": "float32", "shape": [128, 8]}},
+            "program": [{"op": "memset", "dst": "sb", "value": 1.0},
+                        {"op": "activation", "name": "leaky", "dst": "sb", "src": "sb",
+                         "func": "prelu"}]}
+        with open(f"{work}/prelu.json", "w") as f:
+            json.dump(prelu, f)
+        r = run(trnsim, f"{work}/prelu.json", "--numerics")
+        check(r.returncode == 2 and r.stderr == f"trnsim: error: {work}/prelu.json: leaky "
+              "/program/1: --numerics: activation function prelu has no functional model yet "
+              "(run without --numerics for its timing)\n", "op without semantics", r.stderr)
 
         # A match, then a mismatch: exit 1 naming the element.
         inputs = ["--input", f"a={work}/a.npy", "--input", f"b={work}/b.npy"]

@@ -226,6 +226,41 @@ def ring_permute(rng, ranks, n):
     return {"outbox": outbox}, {"inbox": np.roll(outbox, 1, axis=0)}, []
 
 
+def e4m3fn(codes):
+    """Values of float8_e4m3fn codes (OCP FP8: bias 7, no infinities, S.1111.111 NaN)."""
+    codes = codes.astype(np.int64)
+    sign = np.where(codes & 0x80, -1.0, 1.0)
+    exponent, mantissa = (codes >> 3) & 15, codes & 7
+    normal = (1 + mantissa / 8) * np.exp2(exponent - 7.0)
+    return sign * np.where(exponent == 0, mantissa / 8 * 2.0 ** -6, normal)
+
+
+def matmul_mx(rng, m, k, n):
+    """MXFP8: containers of four float8_e4m3fn codes (byte j = K value 4 p + j of partition p),
+    one E8M0 exponent per 32 K values (partitions 8 g .. 8 g + 7 of a K tile of 512 values),
+    scale tiles [TILES_K, 4 quadrants, 4, cols] (group g = 4 q + i)."""
+    tiles = k // 512
+    # Codes of exponent field 7 (values +-1 .. 1.875 in steps of 1/8) and exponents 126-128 keep
+    # every float32 partial sum exact (22 significant bits at most), so only the final bfloat16
+    # rounding differs from the float64 reference.
+
+    def operand(cols):
+        codes = (7 << 3) | rng.integers(0, 8, size=(tiles, 128, 4, cols), dtype=np.uint32)
+        codes |= rng.integers(0, 2, size=codes.shape, dtype=np.uint32) << 7
+        containers = (codes[:, :, 0] | codes[:, :, 1] << 8 | codes[:, :, 2] << 16 |
+                      codes[:, :, 3] << 24).astype(np.uint32)
+        scales = rng.integers(126, 129, size=(tiles, 4, 4, cols)).astype(np.uint8)
+        group_scale = scales.reshape(tiles, 16, cols)[:, np.arange(128) // 8]  # [t, p, cols]
+        values = e4m3fn(codes) * np.exp2(group_scale.astype(np.float64) - 127)[:, :, None, :]
+        return containers, scales, values.reshape(k, cols)  # K index = 512 t + 4 p + j
+
+    lhs, lhs_scale, a = operand(m)
+    rhs, rhs_scale, b = operand(n)
+    out = bf16((a.T @ b).astype(np.float32))
+    return ({"lhsT": lhs, "rhs": rhs, "lhsT_scale": lhs_scale, "rhs_scale": rhs_scale},
+            {"result": out}, BF16_TOL)
+
+
 def flat_vector_add(rng, n):
     a, b = uniform(rng, (n,)), uniform(rng, (n,))
     return {"a": a, "b": b}, {"out": a + b}, []
@@ -272,6 +307,8 @@ CASES = [
     ("collective_all_gather.json", ["R=4", "N=256"], lambda rng: all_gather(rng, 4, 256)),
     ("collective_permute.json", ["R=4", "STRIDE=1", "N=512"],
      lambda rng: ring_permute(rng, 4, 512)),
+    ("matmul_mx.json", ["M=256", "N=1024", "K=1024", "TILES_M=2", "TILES_N=2"],
+     lambda rng: matmul_mx(rng, 256, 1024, 1024)),
     ("flash_attention_fwd.json", ["SEQ=1024", "HEADS=2"],
      lambda rng: flash_attention(rng, 2, 1024, 128, (2, 8, 128, 128))),
     # NKI Python kernels: traced with the inputs' types and shapes from their files.
@@ -319,6 +356,8 @@ def run_case(trnsim, kernels_dir, case, index):
         command = [trnsim, "run", os.path.join(kernels_dir, name), "--numerics", "-q"]
         if ".py::" in name:
             command += ["-c", "trn2"]
+        if name == "matmul_mx.json":
+            command += ["-c", "trn4"]  # nc_matmul_mx needs NeuronCore-v4
         for p in params:
             command += ["-p", p]
         for tensor, values in inputs.items():
