@@ -108,22 +108,26 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
 FunctionalModel::FunctionalModel(const kernel::PreparedKernel& kernel, std::uint64_t seed)
     : kernel_(kernel), seed_(seed) {
   const kernel::Program& program = kernel.prog();
-  const std::uint32_t per_chip = kernel.target.cores_per_chip;
-  if (kernel.cores > per_chip) {
-    throw InputError(program.file, fmt::format("--numerics runs kernels on one chip; this one "
-                                               "runs on {} cores, more than the {} of a chip",
-                                               kernel.cores, per_chip));
-  }
+  const std::uint32_t per_chip = std::max(1u, kernel.target.cores_per_chip);
+  const std::uint32_t chips = (kernel.cores + per_chip - 1) / per_chip;
   for (std::uint32_t t = 0; t < program.tensors.size(); ++t) {
     const kernel::TensorDecl& decl = program.tensors[t];
     if (decl.memory != MemoryKind::kHbm) continue;
     HbmTensor tensor;
     tensor.index = t;
     tensor.bytes = kernel.layouts[t].bytes;
-    const std::uint32_t instances = decl.per_core ? kernel.cores : 1;
-    for (std::uint32_t pid = 0; pid < instances; ++pid) {
-      tensor.instance_addresses.push_back(kernel.allocation.hbm_address(t, pid, per_chip));
+    if (decl.per_core) {  // one instance per core, in the HBM of its chip
+      for (std::uint32_t pid = 0; pid < kernel.cores; ++pid) {
+        tensor.instances.push_back(
+            Instance{pid / per_chip, kernel.allocation.hbm_address(t, pid, per_chip)});
+      }
+    } else {  // one instance per chip
+      for (std::uint32_t chip = 0; chip < chips; ++chip) {
+        tensor.instances.push_back(
+            Instance{chip, kernel.allocation.hbm_address(t, chip * per_chip, per_chip)});
+      }
     }
+    tensor.leading_axis = decl.per_core || chips > 1;
     hbm_.push_back(std::move(tensor));
   }
   hbm_of_tensor_.assign(program.tensors.size(), kNotHbm);
@@ -169,7 +173,7 @@ void FunctionalModel::write_instance_values(const HbmTensor& tensor, std::size_t
   for (std::size_t i = 0; i < values.size(); ++i) {
     encode_element(dtype, values[i], bytes.data() + i * element_bytes);
   }
-  image_.write(SpaceKey{MemoryKind::kHbm, 0, 0}, tensor.instance_addresses[instance], bytes);
+  image_.write(hbm_key(tensor.instances[instance]), tensor.instances[instance].address, bytes);
 }
 
 void FunctionalModel::set_input(const std::string& name, const NpyArray& array,
@@ -178,16 +182,17 @@ void FunctionalModel::set_input(const std::string& name, const NpyArray& array,
   const kernel::TensorDecl& decl = kernel_.prog().tensors[tensor.index];
   const std::vector<std::uint64_t>& shape = kernel_.layouts[tensor.index].shape;
   std::vector<std::uint64_t> all_instances = shape;
-  all_instances.insert(all_instances.begin(), tensor.instance_addresses.size());
+  all_instances.insert(all_instances.begin(), tensor.instances.size());
   const bool one_instance = array.shape == shape;
-  if (!one_instance && !(decl.per_core && array.shape == all_instances)) {
-    throw InputError(
-        where,
-        fmt::format("expected an array of tensor '{}''s shape {}{}, found "
-                    "shape {}",
-                    name, shape_text(shape),
-                    decl.per_core ? " (or " + shape_text(all_instances) + ", one per core)" : "",
-                    shape_text(array.shape)));
+  if (!one_instance && !(tensor.leading_axis && array.shape == all_instances)) {
+    throw InputError(where, fmt::format("expected an array of tensor '{}''s shape {}{}, found "
+                                        "shape {}",
+                                        name, shape_text(shape),
+                                        tensor.leading_axis
+                                            ? " (or " + shape_text(all_instances) + ", one per " +
+                                                  (decl.per_core ? "core)" : "chip)")
+                                            : "",
+                                        shape_text(array.shape)));
   }
   if (kernel::dtype_is_packed_mx(decl.dtype)) {
     // Packed MX containers, bit for bit: unsigned integers (or raw bytes) of their size.
@@ -200,11 +205,11 @@ void FunctionalModel::set_input(const std::string& name, const NpyArray& array,
                                           size, name, kernel::dtype_name(decl.dtype),
                                           size == 4 ? "<u4" : "<u2", array.descr));
     }
-    const std::size_t instances = tensor.instance_addresses.size();
+    const std::size_t instances = tensor.instances.size();
     const std::size_t per_instance = array.data.size() / (one_instance ? 1 : instances);
     for (std::size_t instance = 0; instance < instances; ++instance) {
       const std::size_t offset = one_instance ? 0 : instance * per_instance;
-      image_.write(SpaceKey{MemoryKind::kHbm, 0, 0}, tensor.instance_addresses[instance],
+      image_.write(hbm_key(tensor.instances[instance]), tensor.instances[instance].address,
                    std::span<const std::uint8_t>(array.data.data() + offset, per_instance));
     }
     tensor.has_values = true;
@@ -235,7 +240,7 @@ void FunctionalModel::set_input(const std::string& name, const NpyArray& array,
       values[i] = decode_element(raw ? decl.dtype : *npy_type, at);
     }
   }
-  const std::size_t instances = tensor.instance_addresses.size();
+  const std::size_t instances = tensor.instances.size();
   const std::size_t per_instance = values.size() / (one_instance ? 1 : instances);
   for (std::size_t instance = 0; instance < instances; ++instance) {
     if (one_instance) {
@@ -273,7 +278,7 @@ void FunctionalModel::seed_inputs_read_by(const kernel::Instruction& instruction
     if (kernel::dtype_is_packed_mx(decl.dtype)) {
       // Packed MX containers: each value uniform in [-1, 1) (FP8) or any of the 16 FP4 codes.
       std::vector<std::uint8_t> bytes(tensor->bytes);
-      for (std::size_t instance = 0; instance < tensor->instance_addresses.size(); ++instance) {
+      for (const Instance& instance : tensor->instances) {
         for (std::uint8_t& byte : bytes) {
           if (decl.dtype == DType::kFloat4E2M1FnX4) {
             byte = static_cast<std::uint8_t>(rng.next() >> 56);
@@ -284,13 +289,13 @@ void FunctionalModel::seed_inputs_read_by(const kernel::Instruction& instruction
                 encode(format, static_cast<float>(rng.unit() * 2.0 - 1.0)));
           }
         }
-        image_.write(SpaceKey{MemoryKind::kHbm, 0, 0}, tensor->instance_addresses[instance], bytes);
+        image_.write(hbm_key(instance), instance.address, bytes);
       }
       tensor->has_values = true;
       continue;
     }
     std::vector<double> values(tensor->bytes / kernel::dtype_bytes(decl.dtype));
-    for (std::size_t instance = 0; instance < tensor->instance_addresses.size(); ++instance) {
+    for (std::size_t instance = 0; instance < tensor->instances.size(); ++instance) {
       for (double& v : values) v = random_value(decl.dtype, rng);
       write_instance_values(*tensor, instance, values);
     }
@@ -303,10 +308,11 @@ std::string FunctionalModel::describe(const kernel::AccessPattern& pattern, std:
   const kernel::Program& program = kernel_.prog();
   if (pattern.memory == MemoryKind::kHbm) {
     for (const HbmTensor& tensor : hbm_) {
-      for (const std::uint64_t start : tensor.instance_addresses) {
-        if (address >= start && address < start + tensor.bytes) {
+      for (const Instance& instance : tensor.instances) {
+        if (instance.chip == pattern.space && address >= instance.address &&
+            address < instance.address + tensor.bytes) {
           return fmt::format("hbm tensor '{}' (byte {})", program.tensors[tensor.index].name,
-                             address - start);
+                             address - instance.address);
         }
       }
     }
@@ -484,9 +490,7 @@ std::vector<std::uint64_t> FunctionalModel::tensor_shape(const std::string& name
                                                          const std::string& where) {
   const HbmTensor& tensor = hbm_tensor(name, where);
   std::vector<std::uint64_t> shape = kernel_.layouts[tensor.index].shape;
-  if (kernel_.prog().tensors[tensor.index].per_core) {
-    shape.insert(shape.begin(), tensor.instance_addresses.size());
-  }
+  if (tensor.leading_axis) shape.insert(shape.begin(), tensor.instances.size());
   return shape;
 }
 
@@ -497,16 +501,14 @@ NpyArray FunctionalModel::tensor_values(const std::string& name) const {
   NpyArray array;
   array.descr = output_descr(decl.dtype);
   array.shape = kernel_.layouts[tensor->index].shape;
-  if (decl.per_core) {
-    array.shape.insert(array.shape.begin(), tensor->instance_addresses.size());
-  }
+  if (tensor->leading_axis) array.shape.insert(array.shape.begin(), tensor->instances.size());
   const std::uint32_t element_bytes = kernel::dtype_bytes(decl.dtype);
   if (kernel::dtype_is_packed_mx(decl.dtype)) {
     // Packed MX containers as unsigned integers of their size, bit for bit.
     array.descr = element_bytes == 4 ? "<u4" : "<u2";
     std::vector<std::uint8_t> bytes(tensor->bytes);
-    for (const std::uint64_t start : tensor->instance_addresses) {
-      image_.read(SpaceKey{MemoryKind::kHbm, 0, 0}, start, bytes);
+    for (const Instance& instance : tensor->instances) {
+      image_.read(hbm_key(instance), instance.address, bytes);
       array.data.insert(array.data.end(), bytes.begin(), bytes.end());
     }
     return array;
@@ -514,11 +516,11 @@ NpyArray FunctionalModel::tensor_values(const std::string& name) const {
   const std::uint32_t out_bytes = npy_item_bytes(array.descr);
   const DType out_type = npy_value_type(array.descr).value();
   const std::uint64_t per_instance = tensor->bytes / element_bytes;
-  array.data.resize(per_instance * tensor->instance_addresses.size() * out_bytes);
+  array.data.resize(per_instance * tensor->instances.size() * out_bytes);
   std::vector<std::uint8_t> bytes(tensor->bytes);
   std::size_t next = 0;
-  for (const std::uint64_t start : tensor->instance_addresses) {
-    image_.read(SpaceKey{MemoryKind::kHbm, 0, 0}, start, bytes);
+  for (const Instance& instance : tensor->instances) {
+    image_.read(hbm_key(instance), instance.address, bytes);
     for (std::uint64_t i = 0; i < per_instance; ++i, ++next) {
       const double value = decode_element(decl.dtype, bytes.data() + i * element_bytes);
       encode_element(out_type, value, array.data.data() + next * out_bytes);

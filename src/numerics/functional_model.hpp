@@ -9,10 +9,12 @@
 // name): uniform in [-1, 1) for floating-point types, integers in [-8, 8] (unsigned: [0, 16]),
 // 0 or 1 for bool, each rounded to the tensor's type. The same seed gives the same values on
 // every machine (the generator is SplitMix64, the mapping to values is fixed here).
-// Per-core HBM tensors (`per_core`) have one instance per core of the chip: their arrays have a
-// leading axis of instances; an input file may also give one instance's shape, copied to all.
-// Leaves out: kernels on more than one chip, and the ops execute.hpp leaves out (both rejected
-// with a located InputError before the run).
+// Instances: a per-core HBM tensor (`per_core`) has one per core (in its chip's HBM), any other
+// HBM tensor one per chip the kernel runs on. Arrays of a tensor with several instances have a
+// leading axis of them (cores, or chips); an input file may also give one instance's shape,
+// copied to all.
+// Leaves out: the ops execute.hpp leaves out (rejected with a located InputError before the
+// run).
 #pragma once
 
 #include <cstdint>
@@ -80,12 +82,21 @@ class FunctionalModel {
   std::vector<std::uint64_t> tensor_shape(const std::string& name, const std::string& where);
 
  private:
-  struct HbmTensor {
-    std::uint32_t index = 0;                        ///< into Program::tensors
-    std::vector<std::uint64_t> instance_addresses;  ///< per instance (one unless per_core)
-    std::uint64_t bytes = 0;                        ///< of one instance
-    bool has_values = false;                        ///< set, seeded or written
+  /// One copy of an HBM tensor: in the HBM of `chip`, at `address`.
+  struct Instance {
+    std::uint32_t chip = 0;
+    std::uint64_t address = 0;
   };
+  struct HbmTensor {
+    std::uint32_t index = 0;          ///< into Program::tensors
+    std::vector<Instance> instances;  ///< per core (per_core), else per chip
+    std::uint64_t bytes = 0;          ///< of one instance
+    bool leading_axis = false;        ///< arrays have an axis of instances (several may differ)
+    bool has_values = false;          ///< set, seeded or written
+  };
+  static SpaceKey hbm_key(const Instance& instance) {
+    return SpaceKey{kernel::MemoryKind::kHbm, instance.chip, 0};
+  }
   HbmTensor& hbm_tensor(const std::string& name, const std::string& where);
   const HbmTensor* find_hbm_tensor(const std::string& name) const;
   /// The HBM tensor of Program::tensors[tensor_index], or null (an on-chip tensor).

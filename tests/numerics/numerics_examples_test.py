@@ -216,6 +216,16 @@ def all_reduce(rng, ranks, n):
     return {"grad": grad}, {"reduced": np.tile(total, (ranks, 1))}, ["--rtol", "1e-6"]
 
 
+def all_reduce_ranks(rng, cores, n, ranks):
+    """all_reduce between `ranks` of `cores` per-core rows: the others' rows stay unwritten (0)."""
+    grad = uniform(rng, (cores, n))
+    reduced = np.zeros((cores, n), dtype=np.float32)
+    total = grad[list(ranks)].astype(np.float64).sum(axis=0).astype(np.float32)
+    for r in ranks:
+        reduced[r] = total
+    return {"grad": grad}, {"reduced": reduced}, []
+
+
 def all_gather(rng, ranks, n):
     piece = uniform(rng, (ranks, n))
     return {"piece": piece}, {"gathered": np.stack([piece] * ranks)}, []
@@ -305,6 +315,9 @@ CASES = [
     # Collectives between the cores of one chip (per-core HBM tensors: one row per core).
     ("collective_all_reduce.json", ["N=1024", "STRIDE=1"], lambda rng: all_reduce(rng, 2, 1024)),
     ("collective_all_gather.json", ["R=4", "N=256"], lambda rng: all_gather(rng, 4, 256)),
+    # Across two chips (cores 0 and 8 of trn2-48xl); the cores between take no part.
+    ("collective_all_reduce.json", ["N=512", "STRIDE=8"],
+     lambda rng: all_reduce_ranks(rng, 9, 512, (0, 8)), "trn2-48xl"),
     ("collective_permute.json", ["R=4", "STRIDE=1", "N=512"],
      lambda rng: ring_permute(rng, 4, 512)),
     ("matmul_mx.json", ["M=256", "N=1024", "K=1024", "TILES_M=2", "TILES_N=2"],
@@ -329,6 +342,12 @@ CASES = [
     ("../nki/matmul_t1_nki.py::matmul_v1_tiled", [],
      nki(lambda rng: matmul("lhsT", "rhs", "result", True)(rng, 256, 256, 512),
          ("lhsT", "rhs"))),
+    ("../nki/matmul_t1_nki.py::matmul_v2_hoisted", [],
+     nki(lambda rng: matmul("lhsT", "rhs", "result", True)(rng, 256, 256, 512),
+         ("lhsT", "rhs"))),
+    ("../nki/matmul_t1_nki.py::matmul_v3_blocked", [],
+     nki(lambda rng: matmul("lhsT", "rhs", "result", True)(rng, 256, 256, 1024),
+         ("lhsT", "rhs"))),
     ("../nki/matmul_t1.py::matmul_v4_optimized", [],
      nki(lambda rng: matmul("lhsT", "rhs", "result", True)(rng, 1024, 2048, 1024),
          ("lhsT", "rhs"))),
@@ -349,7 +368,8 @@ CASES = [
 
 
 def run_case(trnsim, kernels_dir, case, index):
-    name, params, make = case
+    name, params, make = case[:3]
+    config = case[3] if len(case) > 3 else None
     rng = np.random.default_rng(1000 + index)
     inputs, expected, tolerance = make(rng)
     with tempfile.TemporaryDirectory() as work:
@@ -358,6 +378,8 @@ def run_case(trnsim, kernels_dir, case, index):
             command += ["-c", "trn2"]
         if name == "matmul_mx.json":
             command += ["-c", "trn4"]  # nc_matmul_mx needs NeuronCore-v4
+        if config:
+            command += ["-c", config]
         for p in params:
             command += ["-p", p]
         for tensor, values in inputs.items():
