@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <latch>
+#include <limits>
 #include <numbers>
 #include <stdexcept>
 #include <thread>
@@ -127,13 +128,22 @@ float f32(double value) {
   return static_cast<float>(value);
 }
 
+bool is_bitwise(AluOp op);
+
 /// a op b in float32 (comparisons and logical ops give 1 or 0; bitwise ops act on the values
 /// as 32-bit integers).
 double alu(AluOp op, double a_in, double b_in) {
   const float a = f32(a_in);
   const float b = f32(b_in);
-  const auto ia = static_cast<std::int64_t>(a_in);
-  const auto ib = static_cast<std::int64_t>(b_in);
+  // Bitwise operands as integers: truncated, saturated to int64, NaN as 0 (never undefined).
+  const auto as_integer = [](double v) -> std::int64_t {
+    if (std::isnan(v)) return 0;
+    if (v >= 9.2e18) return std::numeric_limits<std::int64_t>::max();
+    if (v <= -9.2e18) return std::numeric_limits<std::int64_t>::min();
+    return static_cast<std::int64_t>(v);
+  };
+  const std::int64_t ia = is_bitwise(op) ? as_integer(a_in) : 0;
+  const std::int64_t ib = is_bitwise(op) ? as_integer(b_in) : 0;
   switch (op) {
     case AluOp::kNone:
     case AluOp::kBypass:
@@ -193,6 +203,20 @@ double alu(AluOp op, double a_in, double b_in) {
       return a <= b ? 1.0 : 0.0;
   }
   return a;
+}
+
+bool is_bitwise(AluOp op) {
+  switch (op) {
+    case AluOp::kBitwiseAnd:
+    case AluOp::kBitwiseOr:
+    case AluOp::kBitwiseXor:
+    case AluOp::kInvert:
+    case AluOp::kLeftShift:
+    case AluOp::kRightShift:
+      return true;
+    default:
+      return false;
+  }
 }
 
 double sigmoid(double x) {
