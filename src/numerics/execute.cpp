@@ -129,6 +129,12 @@ float f32(double value) {
 }
 
 bool is_bitwise(AluOp op);
+double alu(AluOp op, double a_in, double b_in);
+
+/// x op operand, or operand op x when `reverse` (tensor_scalar's reverse0/1).
+double apply_op(AluOp op, bool reverse, double x, double operand) {
+  return reverse ? alu(op, operand, x) : alu(op, x, operand);
+}
 
 /// a op b in float32 (comparisons and logical ops give 1 or 0; bitwise ops act on the values
 /// as 32-bit integers).
@@ -486,6 +492,18 @@ std::vector<float> dequantize_mx(const MemoryImage& image, const Instruction& in
   return values;
 }
 
+/// A matmul's PSUM tile before it adds its products: what dst holds when it accumulates, else
+/// zeros [M, N].
+Matrix matmul_start(Reader& reader, const Instruction& instruction, std::uint64_t m_size,
+                    std::uint64_t n_size) {
+  if (instruction.accumulate) return reader.matrix(instruction, Slot::kDst);
+  Matrix out;
+  out.rows = static_cast<std::uint32_t>(m_size);
+  out.cols = n_size;
+  out.values.assign(out.rows * out.cols, 0.0);
+  return out;
+}
+
 /// reduce_dst[p] = the `op` reduction of row p of `m` (the float32 results, before dst's
 /// rounding), stored like dst.
 void store_row_reduction(MemoryImage& image, const Instruction& instruction, const Matrix& m,
@@ -829,12 +847,9 @@ ExecutionNotes execute(const Instruction& instruction, MemoryImage& image,
                                instruction.operand1_value, Slot::kAux1, 0.0);
       for (std::uint32_t row = 0; row < m.rows; ++row) {
         for (std::uint64_t col = 0; col < m.cols; ++col) {
-          double v = m.at(row, col);
-          v = instruction.reverse0 ? alu(instruction.op0, a0.at(row), v)
-                                   : alu(instruction.op0, v, a0.at(row));
+          double v = apply_op(instruction.op0, instruction.reverse0, m.at(row, col), a0.at(row));
           if (instruction.op1 != AluOp::kNone) {
-            v = instruction.reverse1 ? alu(instruction.op1, a1.at(row), v)
-                                     : alu(instruction.op1, v, a1.at(row));
+            v = apply_op(instruction.op1, instruction.reverse1, v, a1.at(row));
           }
           m.at(row, col) = v;
         }
@@ -854,12 +869,9 @@ ExecutionNotes execute(const Instruction& instruction, MemoryImage& image,
                                instruction.operand0_value, Slot::kAux0, 0.0);
       for (std::uint32_t row = 0; row < m.rows; ++row) {
         for (std::uint64_t col = 0; col < m.cols; ++col) {
-          double v = m.at(row, col);
-          v = instruction.reverse0 ? alu(instruction.op0, a0.at(row), v)
-                                   : alu(instruction.op0, v, a0.at(row));
-          v = instruction.reverse1 ? alu(instruction.op1, in1.at(row, col), v)
-                                   : alu(instruction.op1, v, in1.at(row, col));
-          m.at(row, col) = v;
+          const double v =
+              apply_op(instruction.op0, instruction.reverse0, m.at(row, col), a0.at(row));
+          m.at(row, col) = apply_op(instruction.op1, instruction.reverse1, v, in1.at(row, col));
         }
       }
       store_matrix(image, instruction, m, reader.input_non_finite(), notes);
@@ -974,14 +986,7 @@ ExecutionNotes execute(const Instruction& instruction, MemoryImage& image,
       const std::uint64_t rows_per_partition = instruction.double_row ? 2 : 1;
       const std::uint64_t m_size = stationary.cols / rows_per_partition;
       const std::uint64_t n_size = moving.cols / rows_per_partition;
-      Matrix out;
-      if (instruction.accumulate) {
-        out = reader.matrix(instruction, Slot::kDst);
-      } else {
-        out.rows = static_cast<std::uint32_t>(m_size);
-        out.cols = n_size;
-        out.values.assign(out.rows * out.cols, 0.0);
-      }
+      Matrix out = matmul_start(reader, instruction, m_size, n_size);
       // [K, M] and [K, N] row-major with K = partitions x rows_per_partition.
       const std::vector<float> st(stationary.values.begin(), stationary.values.end());
       const std::vector<float> mv(moving.values.begin(), moving.values.end());
@@ -1002,14 +1007,7 @@ ExecutionNotes execute(const Instruction& instruction, MemoryImage& image,
           4 * std::uint64_t{instruction.operand(Slot::kStationary).partitions};
       const std::uint64_t m_size = instruction.operand(Slot::kStationary).elements_per_partition();
       const std::uint64_t n_size = instruction.src().elements_per_partition();
-      Matrix out;
-      if (instruction.accumulate) {
-        out = reader.matrix(instruction, Slot::kDst);
-      } else {
-        out.rows = static_cast<std::uint32_t>(m_size);
-        out.cols = n_size;
-        out.values.assign(out.rows * out.cols, 0.0);
-      }
+      Matrix out = matmul_start(reader, instruction, m_size, n_size);
       std::vector<float> acc(out.values.begin(), out.values.end());
       accumulate_product(acc, st.data(), mv.data(), k_size, m_size, n_size);
       std::copy(acc.begin(), acc.end(), out.values.begin());
