@@ -26,11 +26,7 @@ std::pair<std::string, std::string> split_assignment(const std::string& assignme
 }
 
 bool is_npy_path(const std::string& value) {
-  return value.size() > 4 && value.compare(value.size() - 4, 4, ".npy") == 0;
-}
-
-std::string shape_text(const std::vector<std::uint64_t>& shape) {
-  return fmt::format("[{}]", fmt::join(shape, ", "));
+  return value.size() > 4 && value.ends_with(".npy");
 }
 
 }  // namespace
@@ -93,10 +89,10 @@ NumericsRun::NumericsRun(const NumericsOptions& options, const KernelArguments& 
     Expectation expectation{name, "--expect " + expect, numerics::read_npy(path)};
     const std::vector<std::uint64_t> shape = model_->tensor_shape(name, expectation.where);
     if (expectation.reference.shape != shape) {
-      throw InputError(
-          expectation.where,
-          fmt::format("expected an array of tensor '{}''s shape {}, found shape {}", name,
-                      shape_text(shape), shape_text(expectation.reference.shape)));
+      throw InputError(expectation.where,
+                       fmt::format("expected an array of tensor '{}''s shape {}, found shape {}",
+                                   name, numerics::format_shape(shape),
+                                   numerics::format_shape(expectation.reference.shape)));
     }
     numerics::array_values(expectation.reference, expectation.where);  // a numeric type
     expectations_.push_back(std::move(expectation));
@@ -181,7 +177,7 @@ bool NumericsRun::finish(nlohmann::json& statistics) {
         tolerance.atol);
     for (const numerics::Mismatch& m : comparison.worst) {
       std::cerr << fmt::format("  {}{}: got {:.9g}, expected {:.9g}\n", expectation.name,
-                               shape_text(m.index), m.got, m.expected);
+                               numerics::format_shape(m.index), m.got, m.expected);
     }
   }
   statistics["numerics"] = {{"seed", options_.seed},

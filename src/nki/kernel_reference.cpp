@@ -67,7 +67,7 @@ void check_kernel_arguments(const std::string& kernel, const std::vector<std::st
   }
   // A JSON kernel declares its tensors: --input may only give values (FILE.npy, --numerics).
   for (const std::string& input : nki.inputs) {
-    if (input.size() > 4 && input.compare(input.size() - 4, 4, ".npy") == 0) continue;
+    if (input.size() > 4 && input.ends_with(".npy")) continue;
     throw InputError("--input " + input,
                      "'" + kernel +
                          "' is a JSON kernel, which declares its tensors: --input takes "

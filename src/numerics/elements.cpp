@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "numerics/float_formats.hpp"
 
@@ -71,6 +72,12 @@ std::uint16_t bfloat16_bits(float value) {
   }
   return static_cast<std::uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
 }
+
+/// The element types NumPy and trnsim share, with NumPy's little-endian descriptions.
+constexpr std::pair<std::string_view, DType> kNpyTypes[] = {
+    {"<f4", DType::kFloat32}, {"<f2", DType::kFloat16}, {"|i1", DType::kInt8},
+    {"<i2", DType::kInt16},   {"<i4", DType::kInt32},   {"|u1", DType::kUInt8},
+    {"<u2", DType::kUInt16},  {"<u4", DType::kUInt32},  {"|b1", DType::kBool}};
 
 [[noreturn]] void unsupported(DType dtype) {
   throw std::invalid_argument("element type " + std::string(kernel::dtype_name(dtype)) +
@@ -179,6 +186,20 @@ void encode_element(DType dtype, double value, std::uint8_t* bytes) {
       break;
   }
   unsupported(dtype);
+}
+
+std::optional<DType> dtype_of_npy(std::string_view descr) {
+  for (const auto& [name, dtype] : kNpyTypes) {
+    if (name == descr) return dtype;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string_view> npy_descr_of(DType dtype) {
+  for (const auto& [name, type] : kNpyTypes) {
+    if (type == dtype) return name;
+  }
+  return std::nullopt;
 }
 
 double round_to(DType dtype, double value) {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "kernel/instruction.hpp"
@@ -30,6 +31,13 @@ double decode_element(kernel::DType dtype, const std::uint8_t* bytes);
 
 /// Stores `value`, rounded to `dtype` (see the header comment), little-endian at `bytes`.
 void encode_element(kernel::DType dtype, double value, std::uint8_t* bytes);
+
+/// The element type NumPy's .npy description `descr` names, for the types NumPy and trnsim share
+/// (float16, float32, the 8-32 bit integers, bool); nullopt otherwise (float64 included).
+std::optional<kernel::DType> dtype_of_npy(std::string_view descr);
+
+/// The .npy description of `dtype` for those same types; nullopt for the others.
+std::optional<std::string_view> npy_descr_of(kernel::DType dtype);
 
 /// `value` rounded to what an element of `dtype` holds (decode(encode(value))).
 double round_to(kernel::DType dtype, double value);

@@ -44,6 +44,21 @@ bool partition_outermost(const kernel::AccessPattern& pattern) {
   return !pattern.on_chip() || pattern.partition_axis == 0 || pattern.partitions == 1;
 }
 
+/// For each element of `pattern` in logical order, its index in the pattern's partition-major
+/// matrix (row = partition, columns in logical order within the partition).
+std::vector<std::size_t> matrix_positions(const kernel::AccessPattern& pattern) {
+  const std::uint64_t cols = pattern.elements_per_partition();
+  std::vector<std::size_t> position;
+  position.reserve(pattern.elements());
+  std::vector<std::uint64_t> next(rows_of(pattern), 0);
+  const std::uint32_t first = pattern.on_chip() ? pattern.partition_start : 0;
+  for_each_element(pattern, [&](const SpaceKey& key, std::uint64_t) {
+    const std::uint32_t row = key.partition - first;
+    position.push_back(static_cast<std::size_t>(row * cols + next[row]++));
+  });
+  return position;
+}
+
 /// Reads operands, remembering the first unwritten element and whether any value read is
 /// not finite.
 class Reader {
@@ -74,13 +89,8 @@ class Reader {
       return m;
     }
     m.values.resize(values.size());
-    std::vector<std::uint64_t> next(m.rows, 0);
-    std::size_t i = 0;
-    const std::uint32_t first = pattern.on_chip() ? pattern.partition_start : 0;
-    for_each_element(pattern, [&](const SpaceKey& key, std::uint64_t) {
-      const std::uint32_t row = key.partition - first;
-      m.at(row, next[row]++) = values[i++];
-    });
+    const std::vector<std::size_t> position = matrix_positions(pattern);
+    for (std::size_t i = 0; i < values.size(); ++i) m.values[position[i]] = values[i];
     return m;
   }
 
@@ -114,13 +124,8 @@ void store_matrix(MemoryImage& image, const Instruction& instruction, const Matr
     return;
   }
   std::vector<double> values(m.values.size());
-  std::vector<std::uint64_t> next(m.rows, 0);
-  std::size_t i = 0;
-  const std::uint32_t first = dst.on_chip() ? dst.partition_start : 0;
-  for_each_element(dst, [&](const SpaceKey& key, std::uint64_t) {
-    const std::uint32_t row = key.partition - first;
-    values[i++] = m.at(row, next[row]++);
-  });
+  const std::vector<std::size_t> position = matrix_positions(dst);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = m.values[position[i]];
   store_flat(image, instruction, values, input_non_finite, notes);
 }
 
@@ -128,12 +133,18 @@ float f32(double value) {
   return static_cast<float>(value);
 }
 
-bool is_bitwise(AluOp op);
-double alu(AluOp op, double a_in, double b_in);
-
-/// x op operand, or operand op x when `reverse` (tensor_scalar's reverse0/1).
-double apply_op(AluOp op, bool reverse, double x, double operand) {
-  return reverse ? alu(op, operand, x) : alu(op, x, operand);
+bool is_bitwise(AluOp op) {
+  switch (op) {
+    case AluOp::kBitwiseAnd:
+    case AluOp::kBitwiseOr:
+    case AluOp::kBitwiseXor:
+    case AluOp::kInvert:
+    case AluOp::kLeftShift:
+    case AluOp::kRightShift:
+      return true;
+    default:
+      return false;
+  }
 }
 
 /// a op b in float32 (comparisons and logical ops give 1 or 0; bitwise ops act on the values
@@ -211,18 +222,9 @@ double alu(AluOp op, double a_in, double b_in) {
   return a;
 }
 
-bool is_bitwise(AluOp op) {
-  switch (op) {
-    case AluOp::kBitwiseAnd:
-    case AluOp::kBitwiseOr:
-    case AluOp::kBitwiseXor:
-    case AluOp::kInvert:
-    case AluOp::kLeftShift:
-    case AluOp::kRightShift:
-      return true;
-    default:
-      return false;
-  }
+/// x op operand, or operand op x when `reverse` (tensor_scalar's reverse0/1).
+double apply_op(AluOp op, bool reverse, double x, double operand) {
+  return reverse ? alu(op, operand, x) : alu(op, x, operand);
 }
 
 double sigmoid(double x) {
@@ -436,7 +438,7 @@ void accumulate_product(std::vector<float>& acc, const float* st, const float* m
 /// matrix: row 4 p + j holds packed value j of partition p, times 2^(e - 127) for the E8M0
 /// exponent e of its scaling group (32 values along K: partitions 8 g .. 8 g + 7). Group g's
 /// exponents are in partition 32 (g / 4) + g % 4 of the scale operand (4 partitions of each
-/// 32-partition quadrant); e = 255 is NaN.
+/// 32-partition quadrant: the layout of hardware-facts.md §3.5); e = 255 is NaN.
 std::vector<float> dequantize_mx(const MemoryImage& image, const Instruction& instruction,
                                  Slot slot, Slot scale_slot, ExecutionNotes& notes) {
   const kernel::AccessPattern& pattern = instruction.operand(slot);
@@ -467,15 +469,12 @@ std::vector<float> dequantize_mx(const MemoryImage& image, const Instruction& in
   const std::uint64_t cols = pattern.elements_per_partition();
   // The containers by (partition, column), whatever the pattern's partition axis.
   std::vector<std::uint32_t> containers(partitions * cols);
-  std::vector<std::uint64_t> next(partitions, 0);
-  std::size_t i = 0;
-  const std::uint32_t first = pattern.on_chip() ? pattern.partition_start : 0;
-  for_each_element(pattern, [&](const SpaceKey& key, std::uint64_t) {
-    const std::uint32_t row = key.partition - first;
+  const std::vector<std::size_t> position = matrix_positions(pattern);
+  for (std::size_t i = 0; i < position.size(); ++i) {
     std::uint32_t value = 0;
-    std::memcpy(&value, bytes.data() + container * i++, container);
-    containers[row * cols + next[row]++] = value;
-  });
+    std::memcpy(&value, bytes.data() + container * i, container);
+    containers[position[i]] = value;
+  }
   std::vector<float> values(4 * partitions * cols);
   for (std::uint64_t p = 0; p < partitions; ++p) {
     const std::vector<double>& exponents = group_scales[p / 8];

@@ -47,39 +47,18 @@ Tolerance default_tolerance(DType dtype) {
 
 std::vector<double> array_values(const NpyArray& array, const std::string& where) {
   std::vector<double> values(array.elements());
-  const std::string& d = array.descr;
-  const std::uint32_t item = npy_item_bytes(d);
-  DType type = DType::kFloat32;
-  if (d == "<f8") {
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      std::memcpy(&values[i], array.data.data() + i * 8, 8);
-    }
+  if (array.descr == "<f8") {
+    std::memcpy(values.data(), array.data.data(), values.size() * sizeof(double));
     return values;
   }
-  if (d == "<f4") {
-    type = DType::kFloat32;
-  } else if (d == "<f2") {
-    type = DType::kFloat16;
-  } else if (d == "|i1") {
-    type = DType::kInt8;
-  } else if (d == "<i2") {
-    type = DType::kInt16;
-  } else if (d == "<i4") {
-    type = DType::kInt32;
-  } else if (d == "|u1") {
-    type = DType::kUInt8;
-  } else if (d == "<u2") {
-    type = DType::kUInt16;
-  } else if (d == "<u4") {
-    type = DType::kUInt32;
-  } else if (d == "|b1") {
-    type = DType::kBool;
-  } else {
-    throw InputError(where, "expected a float16/32/64, integer or bool array, found '" + d +
-                                "' (save bfloat16 and FP8 references as float32)");
+  const std::optional<DType> type = dtype_of_npy(array.descr);
+  if (!type) {
+    throw InputError(where, "expected a float16/32/64, integer or bool array, found '" +
+                                array.descr + "' (save bfloat16 and FP8 references as float32)");
   }
+  const std::uint32_t item = npy_item_bytes(array.descr);
   for (std::size_t i = 0; i < values.size(); ++i) {
-    values[i] = decode_element(type, array.data.data() + i * item);
+    values[i] = decode_element(*type, array.data.data() + i * item);
   }
   return values;
 }

@@ -10,6 +10,7 @@
 #include "kernel/stream.hpp"
 #include "numerics/elements.hpp"
 #include "numerics/execute.hpp"
+#include "numerics/expect.hpp"
 #include "numerics/float_formats.hpp"
 #include "util/error.hpp"
 
@@ -61,46 +62,10 @@ double random_value(DType dtype, SplitMix64& rng) {
   }
 }
 
-/// The .npy description of the array a tensor of `dtype` is written as.
+/// The .npy description of the array a tensor of `dtype` is written as: its own type where NumPy
+/// has it, else float32 (which holds every value of the other floating-point types).
 std::string output_descr(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat16:
-      return "<f2";
-    case DType::kInt8:
-      return "|i1";
-    case DType::kInt16:
-      return "<i2";
-    case DType::kInt32:
-      return "<i4";
-    case DType::kUInt8:
-      return "|u1";
-    case DType::kUInt16:
-      return "<u2";
-    case DType::kUInt32:
-      return "<u4";
-    case DType::kBool:
-      return "|b1";
-    default:
-      return "<f4";
-  }
-}
-
-/// The element type of an .npy description whose values convert exactly to double.
-std::optional<DType> npy_value_type(const std::string& descr) {
-  if (descr == "<f4") return DType::kFloat32;
-  if (descr == "<f2") return DType::kFloat16;
-  if (descr == "|i1") return DType::kInt8;
-  if (descr == "<i2") return DType::kInt16;
-  if (descr == "<i4") return DType::kInt32;
-  if (descr == "|u1") return DType::kUInt8;
-  if (descr == "<u2") return DType::kUInt16;
-  if (descr == "<u4") return DType::kUInt32;
-  if (descr == "|b1") return DType::kBool;
-  return std::nullopt;
-}
-
-std::string shape_text(const std::vector<std::uint64_t>& shape) {
-  return fmt::format("[{}]", fmt::join(shape, ", "));
+  return std::string(npy_descr_of(dtype).value_or("<f4"));
 }
 
 }  // namespace
@@ -187,12 +152,12 @@ void FunctionalModel::set_input(const std::string& name, const NpyArray& array,
   if (!one_instance && !(tensor.leading_axis && array.shape == all_instances)) {
     throw InputError(where, fmt::format("expected an array of tensor '{}''s shape {}{}, found "
                                         "shape {}",
-                                        name, shape_text(shape),
+                                        name, format_shape(shape),
                                         tensor.leading_axis
-                                            ? " (or " + shape_text(all_instances) + ", one per " +
+                                            ? " (or " + format_shape(all_instances) + ", one per " +
                                                   (decl.per_core ? "core)" : "chip)")
                                             : "",
-                                        shape_text(array.shape)));
+                                        format_shape(array.shape)));
   }
   if (kernel::dtype_is_packed_mx(decl.dtype)) {
     // Packed MX containers, bit for bit: unsigned integers (or raw bytes) of their size.
@@ -216,9 +181,8 @@ void FunctionalModel::set_input(const std::string& name, const NpyArray& array,
     return;
   }
   // Element values: NumPy's own types, or raw 1-2 byte elements of the tensor's type.
-  const std::optional<DType> npy_type = npy_value_type(array.descr);
   const bool raw = array.descr == "|V1" || array.descr == "|V2";
-  if (!npy_type && !raw && array.descr != "<f8") {
+  if (!raw && !dtype_of_npy(array.descr) && array.descr != "<f8") {
     throw InputError(
         where, fmt::format("expected a float, integer or bool array, found '{}'", array.descr));
   }
@@ -229,16 +193,15 @@ void FunctionalModel::set_input(const std::string& name, const NpyArray& array,
                            kernel::dtype_bytes(decl.dtype), name, kernel::dtype_name(decl.dtype),
                            array.descr, npy_item_bytes(array.descr)));
   }
-  const std::uint64_t count = array.elements();
-  std::vector<double> values(count);
-  const std::uint32_t item = npy_item_bytes(array.descr);
-  for (std::uint64_t i = 0; i < count; ++i) {
-    const std::uint8_t* at = array.data.data() + i * item;
-    if (array.descr == "<f8") {
-      std::memcpy(&values[i], at, sizeof(double));
-    } else {
-      values[i] = decode_element(raw ? decl.dtype : *npy_type, at);
+  std::vector<double> values;
+  if (raw) {
+    values.resize(array.elements());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      values[i] =
+          decode_element(decl.dtype, array.data.data() + i * kernel::dtype_bytes(decl.dtype));
     }
+  } else {
+    values = array_values(array, where);
   }
   const std::size_t instances = tensor.instances.size();
   const std::size_t per_instance = values.size() / (one_instance ? 1 : instances);
@@ -514,7 +477,7 @@ NpyArray FunctionalModel::tensor_values(const std::string& name) const {
     return array;
   }
   const std::uint32_t out_bytes = npy_item_bytes(array.descr);
-  const DType out_type = npy_value_type(array.descr).value();
+  const DType out_type = dtype_of_npy(array.descr).value();
   const std::uint64_t per_instance = tensor->bytes / element_bytes;
   array.data.resize(per_instance * tensor->instances.size() * out_bytes);
   std::vector<std::uint8_t> bytes(tensor->bytes);

@@ -129,6 +129,15 @@ std::uint64_t NpyArray::elements() const {
   return count;
 }
 
+std::string format_shape(const std::vector<std::uint64_t>& shape) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += std::to_string(shape[i]);
+  }
+  return text + "]";
+}
+
 std::uint32_t npy_item_bytes(std::string_view descr) {
   if (descr.size() != 3 || (descr[0] != '<' && descr[0] != '|' && descr[0] != '=')) return 0;
   const std::string_view kind_size = descr.substr(1);

@@ -25,6 +25,9 @@ struct NpyArray {
   std::uint64_t elements() const;
 };
 
+/// A shape as messages write it: "[2, 128, 64]" ("[]" for a scalar).
+std::string format_shape(const std::vector<std::uint64_t>& shape);
+
 /// Bytes of one element of `descr` (0 when trnsim does not read that description).
 std::uint32_t npy_item_bytes(std::string_view descr);
 
