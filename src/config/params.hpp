@@ -88,8 +88,8 @@ constexpr std::optional<E> parse_enum(std::string_view text) {
 // ---- declaration metadata ----------------------------------------------------------------------
 
 /// What a visit() says about one field. `source` is the generic origin of the parameter
-/// ("hardware-facts.md §N ..." or "assumed: why"); a config file's "sources" entry overrides it per value.
-/// min/max bound numeric fields (inclusive); ignored for bool, enum and string fields.
+/// ("hardware-facts.md §N ..." or "assumed: why"); a config file's "sources" entry overrides it per
+/// value. min/max bound numeric fields (inclusive); ignored for bool, enum and string fields.
 ///
 /// A field is one of three kinds:
 ///  - settable (the default): config files and `--set` give its value;
@@ -140,7 +140,8 @@ struct ChipParams {
 
   template <class V>
   void visit(V& v) {
-    v.field("cores", cores, {"count", "NeuronCores per chip (physical)", "hardware-facts.md §1", 1, 1024});
+    v.field("cores", cores,
+            {"count", "NeuronCores per chip (physical)", "hardware-facts.md §1", 1, 1024});
     v.field("hbm_stacks", hbm_stacks,
             {"count", "HBM stacks per chip", "hardware-facts.md §1 (HBM capacity row)", 1, 64});
     v.field("collective_cores", collective_cores,
@@ -197,8 +198,9 @@ struct TensorEngineParams {
     v.field("moving_fmax", moving_fmax,
             {"elements", "largest moving free size of one matmul with FP32 PSUM output",
              "hardware-facts.md §3.1 (512 on NC-v2/v3, 4096 on NC-v4)", 1, 1 << 20});
-    v.field("bf16_dst_supported", bf16_dst_supported,
-            {"bool", "matmul may write BF16 to PSUM (NC-v4+)", "hardware-facts.md §3.1, §3.7", 0, 1});
+    v.field(
+        "bf16_dst_supported", bf16_dst_supported,
+        {"bool", "matmul may write BF16 to PSUM (NC-v4+)", "hardware-facts.md §3.1, §3.7", 0, 1});
     v.field("moving_fmax_bf16_dst", moving_fmax_bf16_dst,
             {"elements", "largest moving free size with BF16 PSUM output (if supported)",
              "hardware-facts.md §3.1 (8192 on NC-v4)", 1, 1 << 20});
@@ -210,14 +212,18 @@ struct TensorEngineParams {
     v.field("load_stationary_speedup", load_stationary_speedup,
             {"x", "LoadStationary speed relative to a MultiplyMoving of the same free size",
              "hardware-facts.md §3.2 (up to 4x)", 1, 64});
-    v.field("double_row_supported", double_row_supported,
-            {"bool", "FP8 double-row perf mode available (NC-v3+)", "hardware-facts.md §3.4", 0, 1});
-    v.field("fp8_double_row_speedup", fp8_double_row_speedup,
-            {"x", "FP8 double-row throughput relative to BF16", "hardware-facts.md §3.4 (2x)", 1, 64});
-    v.field("mx_supported", mx_supported,
-            {"bool", "nc_matmul_mx (MXFP8/MXFP4) available (NC-v4+)", "hardware-facts.md §3.5", 0, 1});
-    v.field("mx_speedup", mx_speedup,
-            {"x", "MXFP8 matmul throughput relative to BF16", "hardware-facts.md §3.5 (4x)", 1, 64});
+    v.field(
+        "double_row_supported", double_row_supported,
+        {"bool", "FP8 double-row perf mode available (NC-v3+)", "hardware-facts.md §3.4", 0, 1});
+    v.field(
+        "fp8_double_row_speedup", fp8_double_row_speedup,
+        {"x", "FP8 double-row throughput relative to BF16", "hardware-facts.md §3.4 (2x)", 1, 64});
+    v.field(
+        "mx_supported", mx_supported,
+        {"bool", "nc_matmul_mx (MXFP8/MXFP4) available (NC-v4+)", "hardware-facts.md §3.5", 0, 1});
+    v.field(
+        "mx_speedup", mx_speedup,
+        {"x", "MXFP8 matmul throughput relative to BF16", "hardware-facts.md §3.5 (4x)", 1, 64});
     v.field("mxfp4_speedup", mxfp4_speedup,
             {"x", "MXFP4 matmul throughput relative to BF16",
              "hardware-facts.md §1, §3.5 (same rate as MXFP8 on Trn3)", 1, 64});
@@ -225,22 +231,24 @@ struct TensorEngineParams {
         "pipeline_latency_cycles", pipeline_latency_cycles,
         FieldMeta{"cycles",
                   "latency from MM issue to last PSUM write (systolic fill/drain: rows + cols)",
-                  "assumed: rows + cols; stage count not published (hardware-facts.md §3.2, §16)", 0, 100000}
+                  "assumed: rows + cols; stage count not published (hardware-facts.md §3.2, §16)",
+                  0, 100000}
             .derived("2 x tensor.rows"));
     v.field("transpose_fp32_mode_speedup", transpose_fp32_mode_speedup,
             {"x", "FP32 transpose speed-up of is_transpose mode (1 = no transpose mode)",
              "hardware-facts.md §3.3 (2x on NC-v3+)", 1, 64});
     v.field("background_transpose", background_transpose,
-            {"bool", "a transpose may overlap another matmul/transpose (NC-v4)", "hardware-facts.md §3.3", 0,
-             1});
+            {"bool", "a transpose may overlap another matmul/transpose (NC-v4)",
+             "hardware-facts.md §3.3", 0, 1});
     v.field("pe_tile_granularity", pe_tile_granularity,
             {"PEs", "smallest row/column PE tile for tile_position/tile_size",
              "hardware-facts.md §3.2 (32; 64 on NC-v2)", 1, 4096});
     v.field("throttle_enabled", throttle_enabled,
-            {"bool", "dI/dt utilization throttling modelled", "hardware-facts.md §3.8 (Trn2, Trn3)", 0, 1});
+            {"bool", "dI/dt utilization throttling modelled", "hardware-facts.md §3.8 (Trn2, Trn3)",
+             0, 1});
     v.field("throttle_initial_fraction", throttle_initial_fraction,
-            {"fraction", "TensorE utilization limit when work starts", "hardware-facts.md §3.8 (~50%)", 0.01,
-             1});
+            {"fraction", "TensorE utilization limit when work starts",
+             "hardware-facts.md §3.8 (~50%)", 0.01, 1});
     v.field("throttle_ramp_ns", throttle_ramp_ns,
             {"ns", "time to ramp linearly from the initial limit to full rate",
              "hardware-facts.md §3.8 (~3 us; linear shape assumed)", 0, 1e9});
@@ -275,8 +283,8 @@ struct VectorEngineParams {
   void visit(V& v) {
     v.field("clock_ghz", clock_ghz, {"GHz", "VectorE clock", "hardware-facts.md §2", 0.01, 20});
     v.field("lanes", lanes,
-            FieldMeta{"lanes", "parallel lanes, one per partition", "hardware-facts.md §4", 1, 4096}.derived(
-                "tensor.rows"));
+            FieldMeta{"lanes", "parallel lanes, one per partition", "hardware-facts.md §4", 1, 4096}
+                .derived("tensor.rows"));
     v.field("min_ii_cycles", min_ii_cycles,
             {"cycles", "minimum initiation interval of one instruction (MIN_II)",
              "hardware-facts.md §4, §13 (N-ISA-COST, ~64)", 0, 100000});
@@ -295,16 +303,17 @@ struct VectorEngineParams {
             {"x", "speed-up of the 2x perf mode (strided or PSUM BF16/FP16, bf16 tensor_tensor)",
              "hardware-facts.md §4 (2x on NC-v3+, 1 on NC-v2)", 1, 64});
     v.field("max_free_elems_sbuf", max_free_elems_sbuf,
-            {"elements", "largest free size of one instruction on SBUF", "hardware-facts.md §4 (64K)", 1,
-             1 << 30});
+            {"elements", "largest free size of one instruction on SBUF",
+             "hardware-facts.md §4 (64K)", 1, 1 << 30});
     v.field("max_free_elems_psum", max_free_elems_psum,
-            {"elements", "largest free size of one instruction on PSUM", "hardware-facts.md §4 (4K)", 1,
-             1 << 30});
-    v.field("bn_stats_fmax", bn_stats_fmax,
-            {"elements", "largest free size of bn_stats", "hardware-facts.md §4 (512)", 1, 1 << 30});
+            {"elements", "largest free size of one instruction on PSUM",
+             "hardware-facts.md §4 (4K)", 1, 1 << 30});
+    v.field(
+        "bn_stats_fmax", bn_stats_fmax,
+        {"elements", "largest free size of bn_stats", "hardware-facts.md §4 (512)", 1, 1 << 30});
     v.field("transpose_max", transpose_max,
-            {"elements", "largest square VectorE nc_transpose (both dims)", "hardware-facts.md §4 (32x32)",
-             1, 4096});
+            {"elements", "largest square VectorE nc_transpose (both dims)",
+             "hardware-facts.md §4 (32x32)", 1, 4096});
     v.field("shares_sbuf_port_with_gpsimd", shares_sbuf_port_with_gpsimd,
             {"bool", "VectorE and GpSimdE cannot access SBUF at the same time",
              "hardware-facts.md §7 (NC-v2 only)", 0, 1});
@@ -333,8 +342,8 @@ struct ScalarEngineParams {
     v.field("clock_ghz", clock_ghz,
             {"GHz", "ScalarE (activation engine) clock", "hardware-facts.md §2", 0.01, 20});
     v.field("lanes", lanes,
-            FieldMeta{"lanes", "parallel lanes, one per partition", "hardware-facts.md §5", 1, 4096}.derived(
-                "tensor.rows"));
+            FieldMeta{"lanes", "parallel lanes, one per partition", "hardware-facts.md §5", 1, 4096}
+                .derived("tensor.rows"));
     v.field("min_ii_cycles", min_ii_cycles,
             {"cycles", "minimum initiation interval of one instruction (MIN_II)",
              "hardware-facts.md §5 (N-ISA-COST, ~64)", 0, 100000});
@@ -342,14 +351,15 @@ struct ScalarEngineParams {
             {"cycles", "extra cycles when an instruction depends on the previous one",
              "hardware-facts.md §5: 264 measured (189 ns, NC-v2) - 64 MIN_II", 0, 100000});
     v.field("accumulator_read_cycles", accumulator_read_cycles,
-            {"cycles", "cost of ActReadAccumulator (reading reduce_regs)", "hardware-facts.md §5 (~64)", 0,
-             100000});
+            {"cycles", "cost of ActReadAccumulator (reading reduce_regs)",
+             "hardware-facts.md §5 (~64)", 0, 100000});
     v.field("bf16_speedup", bf16_speedup,
             {"x", "BF16/FP16 tensor_scalar/tensor_copy speed-up on ScalarE",
              "hardware-facts.md §5 (up to 2x on NC-v4, 1 before)", 1, 64});
     v.field("table_switch_cycles", table_switch_cycles,
             {"cycles", "activation-table reload when the function changes",
-             "assumed: not published (hardware-facts.md §5, §16); order of a short table load", 0, 1000000});
+             "assumed: not published (hardware-facts.md §5, §16); order of a short table load", 0,
+             1000000});
   }
 };
 
@@ -378,11 +388,11 @@ struct GpSimdEngineParams {
                 .no_effect("not modelled: GpSimd costs depend on its lanes, not on how they are "
                            "grouped into processors"));
     v.field("start_cycles", start_cycles,
-            {"cycles", "fixed start cost of an instruction (GPSIMD_START)", "hardware-facts.md §6 (~150)", 0,
-             100000});
+            {"cycles", "fixed start cost of an instruction (GPSIMD_START)",
+             "hardware-facts.md §6 (~150)", 0, 100000});
     v.field("dynamic_copy_min_cycles", dynamic_copy_min_cycles,
-            FieldMeta{"cycles", "minimum cost of tensor_copy_dynamic_src/dst", "hardware-facts.md §6 (~600)",
-                      0, 1000000}
+            FieldMeta{"cycles", "minimum cost of tensor_copy_dynamic_src/dst",
+                      "hardware-facts.md §6 (~600)", 0, 1000000}
                 .no_effect("not modelled: the kernel format has no tensor_copy_dynamic_src/dst"));
     v.field(
         "dma_bandwidth_gbps", dma_bandwidth_gbps,
@@ -467,10 +477,11 @@ struct SbufParams {
             FieldMeta{"partitions", "SBUF partitions (pmax), one per PE-array row",
                       "hardware-facts.md §8 (128)", 1, 4096}
                 .derived("tensor.rows"));
-    v.field("partition_bytes", partition_bytes,
-            FieldMeta{"bytes", "physical SBUF bytes per partition", "hardware-facts.md §8", 1, 1 << 30}
-                .no_effect("kernels allocate sbuf.usable_partition_bytes, which must not exceed "
-                           "it; the rest is reserved for the runtime"));
+    v.field(
+        "partition_bytes", partition_bytes,
+        FieldMeta{"bytes", "physical SBUF bytes per partition", "hardware-facts.md §8", 1, 1 << 30}
+            .no_effect("kernels allocate sbuf.usable_partition_bytes, which must not exceed "
+                       "it; the rest is reserved for the runtime"));
     v.field("usable_partition_bytes", usable_partition_bytes,
             {"bytes", "bytes per partition a kernel may allocate (rest reserved for runtime)",
              "hardware-facts.md §8 (NC-v2 176 KiB; later generations see the config)", 1, 1 << 30});
@@ -493,14 +504,14 @@ struct PsumParams {
   void visit(V& v) {
     v.field(
         "partition_bytes", partition_bytes,
-        FieldMeta{"bytes", "PSUM bytes per partition", "hardware-facts.md §8 (16 KiB)", 1, 1 << 30}.derived(
-            "psum.banks x psum.bank_bytes"));
-    v.field(
-        "banks", banks,
-        {"count", "PSUM banks per partition (accumulation groups)", "hardware-facts.md §8 (8)", 1, 1024});
-    v.field(
-        "bank_bytes", bank_bytes,
-        {"bytes", "bytes per bank per partition (512 FP32)", "hardware-facts.md §8 (2 KiB)", 1, 1 << 30});
+        FieldMeta{"bytes", "PSUM bytes per partition", "hardware-facts.md §8 (16 KiB)", 1, 1 << 30}
+            .derived("psum.banks x psum.bank_bytes"));
+    v.field("banks", banks,
+            {"count", "PSUM banks per partition (accumulation groups)", "hardware-facts.md §8 (8)",
+             1, 1024});
+    v.field("bank_bytes", bank_bytes,
+            {"bytes", "bytes per bank per partition (512 FP32)", "hardware-facts.md §8 (2 KiB)", 1,
+             1 << 30});
     v.field("alignment_bytes", alignment_bytes,
             {"bytes", "allocation alignment inside a bank",
              "assumed: psum_min_align not published; one FP32 element", 1, 1 << 20});
@@ -556,14 +567,15 @@ struct DmaParams {
              "hardware-facts.md §10: the profiler's dma_ddr_bandwidth, 'maximum DMA DDR bandwidth "
              "available to a single physical NeuronCore', value not published",
              0.001, 1e7});
-    v.field("fixed_cost_ns", fixed_cost_ns,
-            {"ns",
-             "per-DMA latency from issue to data movement (synchronisation, semaphore-to-start) "
-             "of a DMA with prebuilt descriptors; overlaps every other DMA in flight on the same "
-             "and other queues (it occupies no engine)",
-             "fitted on calibration-targets.md T3 transpose and T4 curve (hardware-facts.md §9.2 gives "
-             "~1300 ns for descriptor setup, synchronisation and semaphore-to-start together)",
-             0, 1e9});
+    v.field(
+        "fixed_cost_ns", fixed_cost_ns,
+        {"ns",
+         "per-DMA latency from issue to data movement (synchronisation, semaphore-to-start) "
+         "of a DMA with prebuilt descriptors; overlaps every other DMA in flight on the same "
+         "and other queues (it occupies no engine)",
+         "fitted on calibration-targets.md T3 transpose and T4 curve (hardware-facts.md §9.2 gives "
+         "~1300 ns for descriptor setup, synchronisation and semaphore-to-start together)",
+         0, 1e9});
     v.field("hwdge_cost_ns", hwdge_cost_ns,
             {"ns",
              "hardware descriptor generation (dge hwdge, NC-v3+): DGE occupancy per DMA "
@@ -571,19 +583,21 @@ struct DmaParams {
              "hwdge_cost_ns at most, so a stream of hwdge DMAs from one sequencer moves at most "
              "one DMA per hwdge_cost_ns",
              "hardware-facts.md §9.3 (~600 ns per hwdge instruction)", 0, 1e9});
-    v.field("hwdge_latency_ns", hwdge_latency_ns,
-            {"ns",
-             "hardware descriptor generation latency: from the DGE starting a DMA instruction to "
-             "its descriptors being ready, before fixed_cost_ns; at least hwdge_cost_ns (the DGE "
-             "pipelines: it starts the next instruction after hwdge_cost_ns)",
-             "fitted on calibration-targets.md T4 curve: with fixed_cost_ns it makes the ~1300 "
-             "ns of descriptor setup, synchronisation and semaphore-to-start of hardware-facts.md §9.2",
-             0, 1e9});
+    v.field(
+        "hwdge_latency_ns", hwdge_latency_ns,
+        {"ns",
+         "hardware descriptor generation latency: from the DGE starting a DMA instruction to "
+         "its descriptors being ready, before fixed_cost_ns; at least hwdge_cost_ns (the DGE "
+         "pipelines: it starts the next instruction after hwdge_cost_ns)",
+         "fitted on calibration-targets.md T4 curve: with fixed_cost_ns it makes the ~1300 "
+         "ns of descriptor setup, synchronisation and semaphore-to-start of hardware-facts.md §9.2",
+         0, 1e9});
     v.field("swdge_cost_ns", swdge_cost_ns,
             {"ns",
              "GpSimd software descriptor generation (dge swdge) per DMA instruction, before "
              "fixed_cost_ns; one instruction at a time per core (occupancy and latency)",
-             "assumed: not published (hardware-facts.md §9.3); of the order of the fixed cost", 0, 1e9});
+             "assumed: not published (hardware-facts.md §9.3); of the order of the fixed cost", 0,
+             1e9});
     v.field("descriptor_overhead_ns", descriptor_overhead_ns,
             {"ns",
              "engine occupancy per descriptor (contiguous buffer): an engine's descriptor unit "
@@ -596,13 +610,14 @@ struct DmaParams {
     v.field("descriptor_prefetch", descriptor_prefetch,
             {"descriptors",
              "descriptors an engine may process ahead of the one its data path is moving",
-             "assumed: not published (hardware-facts.md §16); one [128, F] transfer's 8 per engine", 1,
-             1 << 20});
+             "assumed: not published (hardware-facts.md §16); one [128, F] transfer's 8 per engine",
+             1, 1 << 20});
     v.field("packet_bytes", packet_bytes,
             {"bytes", "DMA packet size; queue arbitration switches at packet boundaries",
              "hardware-facts.md §9.2 (4 KiB default)", 1, 1 << 30});
     v.field("arbitration", arbitration,
-            {"", "arbitration between DMA queues", "hardware-facts.md §9.2 (round robin; QoS on NC-v4)"});
+            {"", "arbitration between DMA queues",
+             "hardware-facts.md §9.2 (round robin; QoS on NC-v4)"});
     v.field("priority_classes", priority_classes,
             {"count", "DMA priority classes (dma_copy priority 0..n-1)",
              "hardware-facts.md §9.2 (4 on NC-v4; 1 = none)", 1, 64});
@@ -656,14 +671,15 @@ struct HbmParams {
             {"GB/s", "peak bandwidth of one HBM stack (chip HBM bandwidth / stacks)",
              "hardware-facts.md §1, §10", 0.001, 1e7});
     v.field("stack_capacity_gib", stack_capacity_gib,
-            {"GiB", "capacity of one HBM stack (chip capacity / stacks)", "hardware-facts.md §1, §10", 0.001,
-             1e6});
+            {"GiB", "capacity of one HBM stack (chip capacity / stacks)",
+             "hardware-facts.md §1, §10", 0.001, 1e6});
     v.field("cores_per_stack", cores_per_stack,
             {"count", "NeuronCores sharing one stack (cores = stacks x this)",
              "hardware-facts.md §10 (Trn2: each bank shared by 2 NCs)", 1, 1024});
     v.field("channels_per_stack", channels_per_stack,
             {"count", "independent channels per stack",
-             "assumed: JEDEC-typical (HBM3 16, HBM2e 8); not published (hardware-facts.md §10)", 1, 1024});
+             "assumed: JEDEC-typical (HBM3 16, HBM2e 8); not published (hardware-facts.md §10)", 1,
+             1024});
     v.field("banks_per_channel", banks_per_channel,
             {"count", "banks per channel", "assumed: JEDEC-typical; not published", 1, 1024});
     v.field("row_bytes", row_bytes,
@@ -675,7 +691,8 @@ struct HbmParams {
             {"bytes", "bytes per channel burst; burst time = burst_bytes / per-channel bandwidth",
              "assumed: JEDEC-typical", 1, 1 << 20});
     v.field("address_hash", address_hash,
-            {"", "physical address to channel/bank mapping", "hardware-facts.md §10 (N-CRC: CRC hashing)"});
+            {"", "physical address to channel/bank mapping",
+             "hardware-facts.md §10 (N-CRC: CRC hashing)"});
     v.field("t_rcd_ns", t_rcd_ns,
             {"ns", "activate to read/write (tRCD)", "assumed: JEDEC-typical", 0, 1e6});
     v.field("t_rp_ns", t_rp_ns, {"ns", "precharge (tRP)", "assumed: JEDEC-typical", 0, 1e6});
@@ -716,8 +733,8 @@ struct CollectiveParams {
   void visit(V& v) {
     v.field("reduce_bandwidth_gbps", reduce_bandwidth_gbps,
             {"GB/s", "per-core rate of the reduction (DMA compute) in all-reduce",
-             "assumed: 16 engines x engine bandwidth x compute_efficiency (hardware-facts.md §9.4)", 0.001,
-             1e7});
+             "assumed: 16 engines x engine bandwidth x compute_efficiency (hardware-facts.md §9.4)",
+             0.001, 1e7});
     v.field("intra_hop_latency_ns", intra_hop_latency_ns,
             {"ns", "per-hop latency of ring algorithms inside an instance",
              "hardware-facts.md §11.5 (about 1-2 us)", 0, 1e9});
@@ -731,7 +748,8 @@ struct CollectiveParams {
             {"bytes", "largest message for RDH (KangaRing above)",
              "hardware-facts.md §11.5 (56 MB, read as MiB)", 0, 1e15});
     v.field("packet_bytes", packet_bytes,
-            FieldMeta{"bytes", "collective DMA packet size", "hardware-facts.md §9.2 (64 KiB)", 1, 1 << 30}
+            FieldMeta{"bytes", "collective DMA packet size", "hardware-facts.md §9.2 (64 KiB)", 1,
+                      1 << 30}
                 .no_effect("not modelled: a collective step moves its chunk over the links and "
                            "reduction units as one transfer"));
     v.field("op_overhead_ns", op_overhead_ns,
@@ -770,41 +788,47 @@ struct SystemParams {
             {"count", "chips in the simulated system", "instance definition", 1, 1 << 20});
     v.field("topology", topology,
             {"", "how chips are connected (single = one chip)", "hardware-facts.md §11"});
-    v.field("torus_x", torus_x, {"chips", "torus size along X", "hardware-facts.md §11", 1, 1 << 20});
-    v.field("torus_y", torus_y, {"chips", "torus size along Y", "hardware-facts.md §11", 1, 1 << 20});
-    v.field(
-        "torus_z", torus_z,
-        {"chips", "torus size along Z (instances in a 3D torus)", "hardware-facts.md §11.2", 1, 1 << 20});
+    v.field("torus_x", torus_x,
+            {"chips", "torus size along X", "hardware-facts.md §11", 1, 1 << 20});
+    v.field("torus_y", torus_y,
+            {"chips", "torus size along Y", "hardware-facts.md §11", 1, 1 << 20});
+    v.field("torus_z", torus_z,
+            {"chips", "torus size along Z (instances in a 3D torus)", "hardware-facts.md §11.2", 1,
+             1 << 20});
     v.field("chips_per_instance", chips_per_instance,
             {"count", "chips per server instance (beyond it: inter-instance links or EFA)",
              "hardware-facts.md §11", 1, 1 << 20});
     v.field("link_bandwidth_gbps", link_bandwidth_gbps,
             {"GB/s", "chip-to-chip link bandwidth per link per direction inside an instance",
              "hardware-facts.md §11 (chip figure / links / 2 directions: assumed split)", 0, 1e7});
-    v.field("inter_instance_link_bandwidth_gbps", inter_instance_link_bandwidth_gbps,
-            {"GB/s", "per link per direction between instances (torus Z links)",
-             "hardware-facts.md §11.2 (256 GB/s per chip over 2 Z links, both directions)", 0, 1e7});
+    v.field(
+        "inter_instance_link_bandwidth_gbps", inter_instance_link_bandwidth_gbps,
+        {"GB/s", "per link per direction between instances (torus Z links)",
+         "hardware-facts.md §11.2 (256 GB/s per chip over 2 Z links, both directions)", 0, 1e7});
     v.field("link_latency_ns", link_latency_ns,
             {"ns", "one-way latency of a chip-to-chip link",
              "assumed: not published; well below the 1-2 us algorithm hop", 0, 1e9});
     v.field("switch_port_bandwidth_gbps", switch_port_bandwidth_gbps,
-            {"GB/s", "switch port bandwidth per direction (switched topologies)", "hardware-facts.md §11.3",
-             0, 1e7});
+            {"GB/s", "switch port bandwidth per direction (switched topologies)",
+             "hardware-facts.md §11.3", 0, 1e7});
     v.field("switch_latency_ns", switch_latency_ns,
-            {"ns", "latency through one switch level", "assumed: not published (hardware-facts.md §16)", 0,
-             1e9});
+            {"ns", "latency through one switch level",
+             "assumed: not published (hardware-facts.md §16)", 0, 1e9});
     v.field("switch_levels", switch_levels,
             {"count", "switch levels between the farthest chips (0 without switches)",
              "hardware-facts.md §11.3", 0, 16});
-    v.field("efa_bandwidth_gbps", efa_bandwidth_gbps,
-            {"GB/s", "EFA network bandwidth per chip per direction", "hardware-facts.md §11", 0, 1e7});
+    v.field(
+        "efa_bandwidth_gbps", efa_bandwidth_gbps,
+        {"GB/s", "EFA network bandwidth per chip per direction", "hardware-facts.md §11", 0, 1e7});
     v.field("efa_latency_ns", efa_latency_ns,
-            {"ns", "one-way EFA latency between instances", "hardware-facts.md §11.2 (~15 us)", 0, 1e9});
+            {"ns", "one-way EFA latency between instances", "hardware-facts.md §11.2 (~15 us)", 0,
+             1e9});
     v.field("lnc", lnc,
             {"count",
              "logical NeuronCore size: physical cores per collective rank (2 = LNC=2: core pairs "
              "2k, 2k+1 act as one rank, each moving half its data)",
-             "hardware-facts.md §12 (LNC=1 or 2 on Trn2/Trn3; runtime default 2). Assumed 1: kernel pids "
+             "hardware-facts.md §12 (LNC=1 or 2 on Trn2/Trn3; runtime default 2). Assumed 1: "
+             "kernel pids "
              "are physical cores",
              1, 2});
   }

@@ -108,8 +108,8 @@ class PacketCursor {
 };
 
 /// Run-time descriptor generation (`dge: hwdge` / `swdge`), shared by both DMA models. hwdge runs
-/// on the DGE of the sequencer that triggers the DMA (hardware-facts.md §9.3: two instances per core,
-/// driven by the Sync and the Scalar sequencers): a DGE starts one DMA instruction per
+/// on the DGE of the sequencer that triggers the DMA (hardware-facts.md §9.3: two instances per
+/// core, driven by the Sync and the Scalar sequencers): a DGE starts one DMA instruction per
 /// dma.hwdge_cost_ns at most (its occupancy) and has that instruction's descriptors ready
 /// dma.hwdge_latency_ns after starting it (it pipelines). swdge runs on the core's GpSimd, one
 /// instruction at a time, dma.swdge_cost_ns each (occupancy and latency). A DMA with prebuilt

@@ -11,7 +11,7 @@ namespace trnsim::kernel {
 
 struct Target {
   std::string name = "trn2";  ///< configuration name, used in messages ("the target 'trn2'")
-  int nc_version = 3;         ///< NeuronCore-vN: 2 = Trn1, 3 = Trn2, 4 = Trn3 (hardware-facts.md §1)
+  int nc_version = 3;  ///< NeuronCore-vN: 2 = Trn1, 3 = Trn2, 4 = Trn3 (hardware-facts.md §1)
 
   // System size.
   std::uint32_t cores_per_chip = 8;  ///< NeuronCores per chip

@@ -318,10 +318,10 @@ void validate_statement(const PreparedKernel& kernel, std::uint32_t statement) {
 
 namespace {
 
-/// Compute engines reach partitions in 32-partition quadrants (hardware-facts.md §7): an access of n
-/// partitions starts at a multiple of the smallest power of two >= max(n, 32). On 128
-/// partitions: more than 64 at 0, 33-64 at 0 or 64, at most 32 at 0, 32, 64 or 96; a larger
-/// PE array (more partitions) has more such starts.
+/// Compute engines reach partitions in 32-partition quadrants (hardware-facts.md §7): an access of
+/// n partitions starts at a multiple of the smallest power of two >= max(n, 32). On 128 partitions:
+/// more than 64 at 0, 33-64 at 0 or 64, at most 32 at 0, 32, 64 or 96; a larger PE array (more
+/// partitions) has more such starts.
 void check_partition_start(const Checker& c, Slot slot, const AccessPattern& p) {
   constexpr std::uint32_t kQuadrant = 32;
   const std::uint32_t n = p.partitions;

@@ -1,5 +1,5 @@
-// The generation-specific rules of the kernel format (spec section 6, hardware-facts.md sections 3-9).
-// Each violation is an InputError located at the statement (and loop values) whose message
+// The generation-specific rules of the kernel format (spec section 6, hardware-facts.md sections
+// 3-9). Each violation is an InputError located at the statement (and loop values) whose message
 // starts with the rule's name, e.g. "tile-limit: moving free size N = 1024 exceeds ...".
 // Rules: op-generation, engine-memory, matmul-dtype, dma-dtype, tile-limit, partition-start,
 // psum-bank, shape-mismatch, core-group, dma-queue (the stream), axis (the stream).

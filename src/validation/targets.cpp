@@ -592,25 +592,30 @@ const std::vector<CalibratedParameter>& calibrated_parameters() {
        "12-19 us: the published profiles show that much time without DMA activity around each "
        "kernel"},
       {"dma.fixed_cost_ns", "T3 transpose, T4 (trn2)",
-       "hardware-facts.md §9.2 gives ~1300 ns for descriptor setup, synchronisation and semaphore-to-start "
+       "hardware-facts.md §9.2 gives ~1300 ns for descriptor setup, synchronisation and "
+       "semaphore-to-start "
        "together; T4 fixes the sum with dma.hwdge_latency_ns, T3's double-buffered transpose "
        "(prebuilt descriptors) the split: 300-600 ns keep T3 within tolerance"},
       {"dma.hwdge_latency_ns", "T4 (trn2)",
        "1,200 ns less dma.fixed_cost_ns puts T4's 1 KiB point inside 40-45 %; the DGE's "
-       "occupancy, dma.hwdge_cost_ns, is the published ~600 ns per instruction (hardware-facts.md §9.3)"},
+       "occupancy, dma.hwdge_cost_ns, is the published ~600 ns per instruction (hardware-facts.md "
+       "§9.3)"},
       {"dma.descriptor_overhead_ns", "T3 transpose (trn2)",
-       "the fixed/per-byte split of a DMA's cost is not published (hardware-facts.md §16); T3 bounds the "
+       "the fixed/per-byte split of a DMA's cost is not published (hardware-facts.md §16); T3 "
+       "bounds the "
        "per-descriptor occupancy at 27-34 ns (1,024 descriptors per engine in 28-35 us), T4's "
        "curve does not constrain it below that"},
       {"dma.hbm_port_bandwidth_gbps", "T1 v2-v4 (trn1)",
-       "the per-core DMA DDR bandwidth is not published (hardware-facts.md §10); the four T1 versions read "
+       "the per-core DMA DDR bandwidth is not published (hardware-facts.md §10); the four T1 "
+       "versions read "
        "HBM at 96-104 GB/s whatever their descriptor size (256 B to 4 KiB per partition), so "
        "Trainium1 gets a per-core HBM port limit; other generations keep it at the core's DMA "
        "cap (not binding)"},
       {"collective.op_overhead_ns", "T5 (trn1-32xl)",
        "the latency floor of small collectives; fitted by the collective model"},
       {"collective.intra_hop_latency_ns", "T5 (trn1-32xl)",
-       "hardware-facts.md §11.5 gives about 1-2 us per hop on Trainium2 only; fitted by the collective "
+       "hardware-facts.md §11.5 gives about 1-2 us per hop on Trainium2 only; fitted by the "
+       "collective "
        "model"},
   };
   return parameters;

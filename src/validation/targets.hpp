@@ -104,8 +104,8 @@ std::vector<Row> calibration_rows();
 /// is long, and the large matmuls approach their ideal time.
 std::vector<Row> sanity_rows();
 
-/// A parameter fitted on a target: hardware-facts.md §16 leaves it unknown; its value and source are
-/// read from the built-in configs.
+/// A parameter fitted on a target: hardware-facts.md §16 leaves it unknown; its value and source
+/// are read from the built-in configs.
 struct CalibratedParameter {
   std::string key;        ///< dotted config key, e.g. "sequencer.queue_depth"
   std::string fitted_on;  ///< target(s) it was fitted on

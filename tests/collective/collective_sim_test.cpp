@@ -3,10 +3,11 @@
 // collective (and the trace showing why), core_barrier across chips, cores sharing an HBM stack,
 // errors, and the size of system a run handles in seconds.
 //
-// Numbers (configs, hardware-facts.md §11): trn2 links 128 GB/s per direction, per-hop latency L = 1.5 us,
-// DMA fixed cost F = 1.3 us, op overhead 52 us, reduce 184 GB/s, DMA 16 x 23 = 368 GB/s per core;
-// trn1 links 48 GB/s, L = 3 us. An idle message of B bytes lands L + B / (slowest server) after it
-// is sent (collective_system.hpp), so a ring step is L + chunk / link when the link is slowest.
+// Numbers (configs, hardware-facts.md §11): trn2 links 128 GB/s per direction, per-hop latency L
+// = 1.5 us, DMA fixed cost F = 1.3 us, op overhead 52 us, reduce 184 GB/s, DMA 16 x 23 = 368 GB/s
+// per core; trn1 links 48 GB/s, L = 3 us. An idle message of B bytes lands L + B / (slowest server)
+// after it is sent (collective_system.hpp), so a ring step is L + chunk / link when the link is
+// slowest.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -296,8 +297,8 @@ TEST(Overlap, ComputeWhileACollectiveRunsIsSlowerAndTheTraceShowsWhy) {
 
 TEST(CoreBarrier, HoldsEveryCoreOfBothChipsUntilTheLastArrives) {
   // trn2-48xl, 16 cores on chips 0 and 1. Core 15 runs 1000 dependent memsets of [128, 2048]
-  // FP32 on VectorE (>= max(MIN_II, N) = 2048 cycles / 0.96 GHz = 2133.3 ns each, hardware-facts.md §13);
-  // the barrier is a fence, so core 15 reaches it after all 1000. Every core's DMA after the
+  // FP32 on VectorE (>= max(MIN_II, N) = 2048 cycles / 0.96 GHz = 2133.3 ns each, hardware-facts.md
+  // §13); the barrier is a fence, so core 15 reaches it after all 1000. Every core's DMA after the
   // barrier ends later than that.
   const std::string kernel = R"({
     "format": "trnsim-kernel/1", "name": "barrier", "cores": 16, "params": {"BARRIER": 1},

@@ -1,4 +1,5 @@
-// Parameter declarations and derived quantities, checked against hand-worked hardware-facts.md numbers.
+// Parameter declarations and derived quantities, checked against hand-worked hardware-facts.md
+// numbers.
 #include "config/params.hpp"
 
 #include <gtest/gtest.h>
@@ -77,7 +78,8 @@ TEST(Params, EnumSpellingsRoundTrip) {
 }
 
 TEST(Params, PeakFlopsPerCoreMatchFacts) {
-  // hardware-facts.md §1: NC-v3: 128*128*2*2.4 GHz = 78.6432e12 BF16; x2 FP8 = 157.2864e12; /4 FP32.
+  // hardware-facts.md §1: NC-v3: 128*128*2*2.4 GHz = 78.6432e12 BF16; x2 FP8 = 157.2864e12; /4
+  // FP32.
   const Params trn2 = load_config("trn2").params;
   EXPECT_DOUBLE_EQ(trn2.peak_bf16_flops_per_core(), 128.0 * 128 * 2 * 2.4e9);
   EXPECT_NEAR(trn2.peak_bf16_flops_per_core(), 78.6432e12, 1e6);

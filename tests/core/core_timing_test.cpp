@@ -344,8 +344,8 @@ TEST(Determinism, TwoRunsPrintByteIdenticalStatistics) {
 namespace trnsim::testing {
 namespace {
 
-// NC-v2 (Trainium1): VectorE and GpSimdE cannot access SBUF at the same time (hardware-facts.md §7), so
-// two independent instructions on them serialise; from NC-v3 on they overlap.
+// NC-v2 (Trainium1): VectorE and GpSimdE cannot access SBUF at the same time (hardware-facts.md
+// §7), so two independent instructions on them serialise; from NC-v3 on they overlap.
 TEST(CoreTiming, SharedSbufPortSerialisesVectorAndGpSimdOnTrainium1) {
   const std::string kernel = R"({"format": "trnsim-kernel/1", "name": "ports",
     "tensors": {

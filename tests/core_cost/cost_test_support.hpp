@@ -1,6 +1,6 @@
 // Test support for the cost-model tests: Params per generation set field by field from
-// hardware-facts.md (independent of configs/*.json, so a config edit cannot silently change an expected
-// number), and builders for operands and instructions.
+// hardware-facts.md (independent of configs/*.json, so a config edit cannot silently change an
+// expected number), and builders for operands and instructions.
 #pragma once
 
 #include <cstdint>
@@ -28,8 +28,8 @@ inline Params trn2() {
   return Params{};
 }
 
-/// Trainium1 (NeuronCore-v2): clocks hardware-facts.md §2; no double row (§3.4), no MX (§3.5), no FP32
-/// transpose mode (§3.3), 64-PE tiles (§3.2), no throttling (§3.8 names Trn2/Trn3), no BF16
+/// Trainium1 (NeuronCore-v2): clocks hardware-facts.md §2; no double row (§3.4), no MX (§3.5), no
+/// FP32 transpose mode (§3.3), 64-PE tiles (§3.2), no throttling (§3.8 names Trn2/Trn3), no BF16
 /// VectorE/ScalarE perf modes (§4, §5); DMA 17 B/ns per engine (§9.1).
 inline Params trn1() {
   Params p;
@@ -71,8 +71,9 @@ inline Params trn3() {
   return p;
 }
 
-/// Trainium4 (projected): Trn3 with "3x FP8, 6x FP4 vs Trn3" (hardware-facts.md §1, 3P) applied to the
-/// TensorE rates: double row 2 x 3 = 6, MXFP8 4 x 3 = 12, MXFP4 4 x 6 = 24 (as configs/trn4.json).
+/// Trainium4 (projected): Trn3 with "3x FP8, 6x FP4 vs Trn3" (hardware-facts.md §1, 3P) applied to
+/// the TensorE rates: double row 2 x 3 = 6, MXFP8 4 x 3 = 12, MXFP4 4 x 6 = 24 (as
+/// configs/trn4.json).
 inline Params trn4() {
   Params p = trn3();
   p.name = "trn4";

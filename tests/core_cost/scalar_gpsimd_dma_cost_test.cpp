@@ -1,5 +1,6 @@
-// Contract tests of the ScalarE (hardware-facts.md §5) and GpSimdE (§6) cost rules, the engine dispatch and
-// the placeholder DMA time (§9). Expected values are worked out by hand in the comments.
+// Contract tests of the ScalarE (hardware-facts.md §5) and GpSimdE (§6) cost rules, the engine
+// dispatch and the placeholder DMA time (§9). Expected values are worked out by hand in the
+// comments.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -18,8 +19,8 @@ Instruction activation(const AccessPattern& src, const AccessPattern& dst) {
 }
 
 TEST(ScalarCost, DependentOneElementActivationMatchesMeasured189Ns) {
-  // hardware-facts.md §5: dependent back-to-back 1-element activations, II = 189 ns = 264 cycles (NC-v2):
-  // max(64, 1) + 200 = 264 cycles; 264 / 1.4 GHz = 188.57 ns.
+  // hardware-facts.md §5: dependent back-to-back 1-element activations, II = 189 ns = 264 cycles
+  // (NC-v2): max(64, 1) + 200 = 264 cycles; 264 / 1.4 GHz = 188.57 ns.
   const AccessPattern one = sbuf(DType::kFloat32, 1, {1});
   CostContext dependent;
   dependent.depends_on_recent = true;

@@ -1,5 +1,5 @@
-// Contract tests of the TensorE cost rules (hardware-facts.md §3.2-3.5, §13). Expected cycles are worked
-// out by hand in the comments from the Params set in cost_test_support.hpp.
+// Contract tests of the TensorE cost rules (hardware-facts.md §3.2-3.5, §13). Expected cycles are
+// worked out by hand in the comments from the Params set in cost_test_support.hpp.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -26,7 +26,8 @@ TEST(TensorCost, Bf16FullTileIsMovingFreeSizeOnEveryGeneration) {
 }
 
 TEST(TensorCost, ShortMovingIsBoundByMinimumInitiationInterval) {
-  // hardware-facts.md §3.2 perf-guide example: LS_II = 128 / 4 = 32, MM_II = max(min(64, 128), 1) = 64.
+  // hardware-facts.md §3.2 perf-guide example: LS_II = 128 / 4 = 32, MM_II = max(min(64, 128), 1)
+  // = 64.
   const EngineCost cost = tensor_cost(matmul(DType::kBFloat16, 128, 128, 1), trn2());
   EXPECT_EQ(cost.cycles, 64u);
   EXPECT_EQ(cost.load_stationary_cycles, 32u);
@@ -101,7 +102,8 @@ TEST(TensorCost, Fp8DoubleRowDoesK256InTheTimeOfBf16K128) {
 }
 
 Instruction mx_matmul(DType stationary_dtype, DType moving_dtype) {
-  // stationary [128, 128] and moving [128, 512] in x4 containers (hardware-facts.md §3.5), dst FP32.
+  // stationary [128, 128] and moving [128, 512] in x4 containers (hardware-facts.md §3.5), dst
+  // FP32.
   return instruction(Opcode::kNcMatmulMx, Engine::kTensor,
                      {{Slot::kDst, psum(DType::kFloat32, 128, {512})},
                       {Slot::kStationary, sbuf(stationary_dtype, 128, {128})},

@@ -1,5 +1,5 @@
-// Contract tests of the TensorE throttle (hardware-facts.md §3.8) with the Trn2 parameters: initial limit
-// 0.5, linear ramp to 1 over 3000 ns, re-engage below 50% utilisation over a 3000 ns window
+// Contract tests of the TensorE throttle (hardware-facts.md §3.8) with the Trn2 parameters: initial
+// limit 0.5, linear ramp to 1 over 3000 ns, re-engage below 50% utilisation over a 3000 ns window
 // (i.e. more than 1500 ns idle in the window). Times in ns, worked out by hand.
 #include "core/cost/tensor_throttle.hpp"
 

@@ -1,5 +1,5 @@
-// Contract tests of the VectorE cost rules (hardware-facts.md §4, §7, §13). Expected cycles are worked
-// out by hand in the comments; MIN_II = 64, dependent overhead = 100 on every generation.
+// Contract tests of the VectorE cost rules (hardware-facts.md §4, §7, §13). Expected cycles are
+// worked out by hand in the comments; MIN_II = 64, dependent overhead = 100 on every generation.
 #include <gtest/gtest.h>
 
 #include <stdexcept>

@@ -17,8 +17,8 @@
 
 namespace trnsim::kernel::testing {
 
-/// Trainium1: NeuronCore-v2, 2 cores per chip, 176 KiB usable SBUF per partition (hardware-facts.md §1,
-/// §8), 512-element moving limit, no double_row, no MX, FP32-only PSUM output (§3.1, §3.4).
+/// Trainium1: NeuronCore-v2, 2 cores per chip, 176 KiB usable SBUF per partition (hardware-facts.md
+/// §1, §8), 512-element moving limit, no double_row, no MX, FP32-only PSUM output (§3.1, §3.4).
 inline Target trn1_target() {
   Target t;
   t.name = "trn1";

@@ -11,8 +11,8 @@ namespace {
 
 TEST(TargetJson, Trn2GivesTheNkiConstantsOfNeuronCoreV3) {
   const nlohmann::ordered_json target = target_json(config::load_config("trn2").params);
-  // hardware-facts.md §3.1, §8, §9.2: 128 partitions, 128 x 512 matmul tiles, 8 PSUM banks of 2 KiB,
-  // 192 KiB usable SBUF per partition, 16 DMA queues, 8 cores per chip.
+  // hardware-facts.md §3.1, §8, §9.2: 128 partitions, 128 x 512 matmul tiles, 8 PSUM banks of 2
+  // KiB, 192 KiB usable SBUF per partition, 16 DMA queues, 8 cores per chip.
   const nlohmann::ordered_json expected = nlohmann::ordered_json::parse(R"({
     "name": "trn2", "nc_version": 3, "pmax": 128, "gemm_stationary_fmax": 128,
     "gemm_moving_fmax": 512, "psum_fmax": 512, "psum_num_banks": 8, "psum_bank_bytes": 2048,

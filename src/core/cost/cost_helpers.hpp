@@ -33,7 +33,8 @@ inline EngineCost make_cost(std::uint64_t cycles, double clock_ghz) {
 inline bool is_bf16(kernel::DType dtype) {
   return dtype == kernel::DType::kBFloat16;
 }
-/// BF16 or FP16: the dtypes of the NC-v3+ VectorE/ScalarE performance modes (hardware-facts.md §4, §5).
+/// BF16 or FP16: the dtypes of the NC-v3+ VectorE/ScalarE performance modes (hardware-facts.md §4,
+/// §5).
 inline bool is_half_float(kernel::DType dtype) {
   return dtype == kernel::DType::kBFloat16 || dtype == kernel::DType::kFloat16;
 }

@@ -6,8 +6,9 @@
 namespace trnsim::cost {
 namespace {
 
-/// tensor_partition_reduce (cost not published, hardware-facts.md §13): one pass reads each processor's
-/// partitions and reduces them, one more combines the processors' partial rows. Assumed.
+/// tensor_partition_reduce (cost not published, hardware-facts.md §13): one pass reads each
+/// processor's partitions and reduces them, one more combines the processors' partial rows.
+/// Assumed.
 constexpr double kPartitionReducePasses = 2;
 
 }  // namespace

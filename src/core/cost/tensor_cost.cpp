@@ -18,7 +18,8 @@ bool is_fp32(DType dtype) {
   return dtype == DType::kFloat32;
 }
 
-/// Rate factor of hardware-facts.md §7 for one streamed operand: 2 when its innermost stride is too large.
+/// Rate factor of hardware-facts.md §7 for one streamed operand: 2 when its innermost stride is too
+/// large.
 double stride_factor(const Instruction& instruction, const config::Params& params, Slot slot) {
   return detail::any_slow_stride(instruction, params, {slot}) ? 2.0 : 1.0;
 }
@@ -47,9 +48,9 @@ double values_per_partition(const AccessPattern& pattern) {
                              kernel::dtype_values_per_element(pattern.dtype));
 }
 
-/// Throughput relative to BF16 of the data streamed: FP8 double row (hardware-facts.md §3.4: K = 256 in
-/// the time of BF16 K = 128, i.e. the [K, 2, F] operands stream at 2 values per cycle) and MX
-/// (§3.5: 4x; a mixed MXFP8/MXFP4 pair runs at the slower rate). 1 otherwise.
+/// Throughput relative to BF16 of the data streamed: FP8 double row (hardware-facts.md §3.4: K =
+/// 256 in the time of BF16 K = 128, i.e. the [K, 2, F] operands stream at 2 values per cycle) and
+/// MX (§3.5: 4x; a mixed MXFP8/MXFP4 pair runs at the slower rate). 1 otherwise.
 double matmul_rate(const Instruction& instruction, const config::TensorEngineParams& tensor) {
   if (instruction.opcode == Opcode::kNcMatmulMx) {
     if (!tensor.mx_supported) detail::unsupported(instruction, "tensor_cost(nc_matmul_mx)");

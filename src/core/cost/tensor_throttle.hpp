@@ -1,7 +1,7 @@
-// TensorE dI/dt throttling (Trn2, Trn3; hardware-facts.md §3.8) as a small pure state machine over time.
-// When work begins the utilisation limit starts at throttle_initial_fraction and ramps linearly
-// (assumed shape) to 1 over throttle_ramp_ns; it re-engages when TensorE utilisation over a
-// trailing throttle_window_ns window falls below throttle_reengage_utilization. Time before the
+// TensorE dI/dt throttling (Trn2, Trn3; hardware-facts.md §3.8) as a small pure state machine over
+// time. When work begins the utilisation limit starts at throttle_initial_fraction and ramps
+// linearly (assumed shape) to 1 over throttle_ramp_ns; it re-engages when TensorE utilisation over
+// a trailing throttle_window_ns window falls below throttle_reengage_utilization. Time before the
 // ramp began counts as busy, so a fresh ramp is not cancelled by the idle time that preceded it.
 // Leaves out TDP-driven limits. The timing model stretches each TensorE instruction with
 // finish_ns() and reports the stretched interval with record_busy().

@@ -1,5 +1,6 @@
 // VectorE costs: max(MIN_II, work) + fixed extras + dependent overhead, with the per-op work of
-// hardware-facts.md §13 and the NC-v3+ BF16 performance modes of §4 (docs/cost-models.md "VectorE").
+// hardware-facts.md §13 and the NC-v3+ BF16 performance modes of §4 (docs/cost-models.md
+// "VectorE").
 #include <algorithm>
 
 #include "core/cost/cost_helpers.hpp"
@@ -19,9 +20,9 @@ bool in_sbuf(const AccessPattern& pattern) {
   return pattern.memory == MemoryKind::kSbuf;
 }
 
-/// tensor_copy / tensor_scalar speed-up (hardware-facts.md §4): BF16/FP16 in and out, both in SBUF with a
-/// unit-stride innermost dimension -> bf16_fast_copy_speedup (4x); BF16/FP16 otherwise (strided
-/// or one side in PSUM) -> bf16_2x_speedup; any other dtype -> 1.
+/// tensor_copy / tensor_scalar speed-up (hardware-facts.md §4): BF16/FP16 in and out, both in SBUF
+/// with a unit-stride innermost dimension -> bf16_fast_copy_speedup (4x); BF16/FP16 otherwise
+/// (strided or one side in PSUM) -> bf16_2x_speedup; any other dtype -> 1.
 double copy_speedup(const Instruction& instruction, const config::VectorEngineParams& vector) {
   const AccessPattern& src = instruction.src();
   const AccessPattern& dst = instruction.dst();
