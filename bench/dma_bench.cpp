@@ -22,6 +22,7 @@
 #include "core/dma_backend.hpp"
 #include "dma/packet_memory_system.hpp"
 #include "kernel/instruction.hpp"
+#include "memory/hbm_stack.hpp"
 #include "memory/sim_time.hpp"
 #include "util/error.hpp"
 
@@ -179,7 +180,8 @@ int run(int argc, char** argv) {
     throw trnsim::InputError("command line", "unknown scenario '" + scenario + "'\n" + kUsage);
   }
 
-  trnsim::dma::PacketMemorySystem system("memory", params, 1);
+  trnsim::dma::PacketMemorySystem system("memory", params, 1,
+                                         trnsim::memory::banked_stacks(params.hbm));
   Driver driver("driver", system, dmas, window);
   const auto start = std::chrono::steady_clock::now();
   const std::clock_t cpu_start = std::clock();

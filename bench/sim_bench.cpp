@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "config/load.hpp"
-#include "core/simulation.hpp"
 #include "core/stream_source.hpp"
 #include "kernel/parse.hpp"
 #include "kernel/prepare.hpp"
 #include "kernel/target_from_config.hpp"
+#include "system/simulation.hpp"
 #include "util/error.hpp"
 
 namespace {
@@ -43,7 +43,7 @@ int run(int argc, char** argv) {
   std::string config_name = "trn2";
   kernel::ParseOptions options;
   std::vector<std::string> sets;
-  core::RunAhead run_ahead = core::RunAhead::kOn;
+  system::RunAhead run_ahead = system::RunAhead::kOn;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--param" && i + 1 < argc) {
@@ -51,7 +51,7 @@ int run(int argc, char** argv) {
     } else if (arg == "--set" && i + 1 < argc) {
       sets.emplace_back(argv[++i]);
     } else if (arg == "--no-run-ahead") {
-      run_ahead = core::RunAhead::kOff;
+      run_ahead = system::RunAhead::kOff;
     } else if (arg.starts_with("--")) {
       throw InputError("command line", "unknown option or missing value: '" + arg + "'\n" + kUsage);
     } else {
@@ -65,7 +65,7 @@ int run(int argc, char** argv) {
       kernel::prepare_kernel(program, kernel::target_from_params(config.params));
   const auto begin = std::chrono::steady_clock::now();
   const double cpu_begin = cpu_seconds();
-  const core::SimulationResult result = core::simulate(
+  const system::SimulationResult result = system::simulate(
       config.params, prepared.cores,
       [&prepared](std::uint32_t pid) {
         return std::make_unique<trnsim::core::StreamSource>(prepared, pid);

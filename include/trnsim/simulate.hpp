@@ -1,10 +1,11 @@
 // Running a prepared kernel on the timing model, as `trnsim run` does: the same statistics,
 // byte for byte, and optionally the same result files (docs/outputs.md).
-// SystemC elaborates a model once per process: simulate() may be called once per process; run
-// further simulations in child processes (e.g. the `trnsim` binary).
+// SystemC elaborates a model once per process: one Simulation (or one simulate() call) per
+// process; run further simulations in child processes (e.g. the `trnsim` binary).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,9 +30,32 @@ struct SimulateOptions {
   std::vector<std::string> log;
 };
 
-/// Simulates `kernel` on the config it was prepared for. Throws InvalidInput for an error of
-/// the kernel found while it runs (e.g. a core_barrier not every core reaches) or a result file
-/// that cannot be written, and std::logic_error when called a second time in one process.
+/// The model of one run inside a SystemC program of your own (an sc_main): constructing it
+/// elaborates the chips, NeuronCores, memory system and HBM stacks of the kernel's config as
+/// children of the SystemC top level (modules chip0, chip0.core0, ..., memory_system); you then
+/// run the SystemC kernel (sc_core::sc_start()) and read result(). It sets the kernel's time
+/// resolution (1 fs): create no sc_time before it. Throws InvalidInput for a bad option or a
+/// config whose models do not fit together, and std::logic_error when a model was already built
+/// in this process.
+class Simulation {
+ public:
+  explicit Simulation(const Kernel& kernel, const SimulateOptions& options = {});
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  /// After sc_core::sc_start() returned: the statistics (and the result files of the options
+  /// written). Throws InvalidInput for an error of the kernel found while it ran (e.g. a
+  /// core_barrier not every core reaches) or a result file that cannot be written.
+  RunResult result();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+/// Simulates `kernel` on the config it was prepared for: a Simulation, sc_start() and its
+/// result().
 RunResult simulate(const Kernel& kernel, const SimulateOptions& options = {});
 
 }  // namespace trnsim

@@ -1,13 +1,15 @@
 // trnsim as a library: load a generation config, load a JSON kernel for it, simulate it and read
-// the statistics (docs/embedding.md). Link the CMake target trnsim::trnsim
-// (find_package(trnsim)).
+// the statistics; plug in a model of your own (docs/embedding.md). Link the CMake target
+// trnsim::trnsim (find_package(trnsim)).
 #pragma once
 
 #include <string>
 
 #include "trnsim/config.hpp"
 #include "trnsim/error.hpp"
+#include "trnsim/hbm_target.hpp"
 #include "trnsim/kernel.hpp"
+#include "trnsim/models.hpp"
 #include "trnsim/simulate.hpp"
 #include "trnsim/statistics.hpp"
 

@@ -12,9 +12,9 @@
 #include "cli/progress_options.hpp"
 #include "cli/run_progress.hpp"
 #include "collective/collective_system.hpp"
-#include "core/simulation.hpp"
 #include "report/report.hpp"
 #include "report/run_outputs.hpp"
+#include "system/simulation.hpp"
 #include "util/error.hpp"
 
 namespace trnsim::cli {
@@ -84,18 +84,18 @@ void register_run_command(CLI::App& app, CommandContext& context) {
           {{"name", info.kernel_name}, {"params", info.params}, {"hash", info.kernel_hash}}},
          {"config", info.config_name}});
     auto collectives = std::make_shared<collective::CollectiveLog>();  // [collective]
-    core::SimulationResult result;
+    system::SimulationResult result;
     RunProgress progress(loaded.prepared, "trnsim run " + loaded.program->name,
                          options->progress.resolve(), options->progress.delayed("instructions"));
     try {
-      result = core::simulate(
+      result = system::simulate(
           loaded.config.params, loaded.prepared.cores,
           [&loaded, &progress](std::uint32_t pid) {
             return progress.wrap(make_stream_source(loaded.prepared, pid));
           },
           outputs.instruction_observer(), collective::backend_factory(collectives),
           outputs.dma_observer(),
-          options->no_run_ahead ? core::RunAhead::kOff : core::RunAhead::kOn,
+          options->no_run_ahead ? system::RunAhead::kOff : system::RunAhead::kOn,
           numerics ? numerics->execute_hook() : core::ExecuteHook{});
     } catch (const InputError&) {
       collective::rethrow_if_failed(*collectives);  // [collective] its error explains the stop

@@ -13,12 +13,12 @@
 
 #include "collective/collective_system.hpp"
 #include "config/load.hpp"
-#include "core/simulation.hpp"
 #include "core/stream_source.hpp"
 #include "fabric/resource_pool.hpp"
 #include "kernel/parse.hpp"
 #include "kernel/prepare.hpp"
 #include "kernel/target_from_config.hpp"
+#include "system/simulation.hpp"
 #include "util/child_process.hpp"
 #include "util/error.hpp"
 
@@ -99,6 +99,7 @@ class DirectDmaBackend final : public core::DmaBackend {
       pool_.add(params.hbm.stack_bandwidth_gbps, fmt::format("hbm{}", stack));
     }
   }
+  nlohmann::json statistics(double /*elapsed_ns*/) const override { return {{"model", "direct"}}; }
   void submit(std::uint32_t pid, std::uint64_t id, const kernel::Instruction& instruction,
               core::DmaClient& client) override {
     const double now = sc_core::sc_time_stamp().to_seconds() * 1e9;
@@ -246,7 +247,7 @@ void simulate_kernel(const BenchmarkPoint& point, const config::Params& params,
   const kernel::PreparedKernel prepared =
       kernel::prepare_kernel(program, kernel::target_from_params(params));
   try {
-    core::simulate(
+    system::simulate(
         params, prepared.cores,
         [&prepared](std::uint32_t pid) {
           return std::make_unique<core::StreamSource>(prepared, pid);
@@ -300,7 +301,7 @@ void simulate_direct(const BenchmarkPoint& point, const config::Params& params,
     instructions.push_back(instruction);
   }
   sc_core::sc_set_time_resolution(1, sc_core::SC_FS);
-  core::route_systemc_reports_to_stderr();
+  system::route_systemc_reports_to_stderr();
   const std::uint32_t kernel_cores = cores.back() + 1;
   DirectDmaBackend dma(params, kernel_cores);
   CollectiveSystem backend("collectives", params, kernel_cores, dma, log);

@@ -1,7 +1,7 @@
 // nccom-test-style benchmarks: one collective of one size over a number of ranks (logical cores
 // of system.lnc physical cores, `ranks_per_chip` per chip in chip order), either driven straight
 // into the backend over a bandwidth-server DMA/HBM model (fast) or as a synthetic kernel through
-// core::simulate(). Sizes follow nccom-test (all-reduce, reduce-scatter, all-to-all input;
+// system::simulate(). Sizes follow nccom-test (all-reduce, reduce-scatter, all-to-all input;
 // all-gather output; permute message). SystemC elaborates once per process: run_point() once
 // per process, or run_point_in_child(). Leaves out everything but the one collective.
 #pragma once
@@ -27,7 +27,7 @@ struct BenchmarkPoint {
   std::uint32_t ranks_per_chip = 0;  ///< 0 = chip.cores / system.lnc
   /// true: drive the backend directly, without NeuronCores, over a bandwidth-server DMA/HBM model
   /// (per-core DMA rate, per-stack HBM rate): fast at any size. false: the synthetic kernel
-  /// through core::simulate() and its DMA/HBM model, the path of every kernel run.
+  /// through system::simulate() and its DMA/HBM model, the path of every kernel run.
   bool direct = true;
 };
 

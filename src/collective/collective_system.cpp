@@ -559,7 +559,7 @@ void CollectiveSystem::release(std::uint32_t op_index) {
   try_start_waiting();
 }
 
-core::CollectiveBackendFactory backend_factory(std::shared_ptr<CollectiveLog> log) {
+system::CollectiveBackendFactory backend_factory(std::shared_ptr<CollectiveLog> log) {
   return [log](const config::Params& params, std::uint32_t cores,
                core::DmaBackend& dma) -> std::unique_ptr<core::CollectiveBackend> {
     return std::make_unique<CollectiveSystem>("collectives", params, cores, dma, log);

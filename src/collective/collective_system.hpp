@@ -24,10 +24,10 @@
 #include "config/params.hpp"
 #include "core/collective_backend.hpp"
 #include "core/dma_backend.hpp"
-#include "core/simulation.hpp"
 #include "fabric/fabric.hpp"
 #include "fabric/resource_pool.hpp"
 #include "kernel/instruction.hpp"
+#include "system/simulation.hpp"
 
 namespace trnsim::collective {
 
@@ -192,7 +192,7 @@ class CollectiveSystem : public sc_core::sc_module,
   sc_core::sc_event work_;
 };
 
-/// The factory core::simulate() takes. `log` (optional) receives what ran.
-core::CollectiveBackendFactory backend_factory(std::shared_ptr<CollectiveLog> log = nullptr);
+/// The factory system::simulate() takes. `log` (optional) receives what ran.
+system::CollectiveBackendFactory backend_factory(std::shared_ptr<CollectiveLog> log = nullptr);
 
 }  // namespace trnsim::collective

@@ -22,7 +22,6 @@ namespace trnsim::config {
 
 enum class Generation { trn1, trn2, trn3, trn4 };
 enum class DmaArbitration { round_robin, strict_priority };
-enum class DmaModel { packet, transfer, flow };
 enum class AddressHash { crc, bitslice };
 enum class Topology { single, torus2d, torus3d, switch_, nvlink_switch };
 enum class MemsetEngine { gpsimd, vector };
@@ -39,10 +38,6 @@ struct EnumNames<Generation> {
 template <>
 struct EnumNames<DmaArbitration> {
   static constexpr std::array<std::string_view, 2> names{"round_robin", "strict_priority"};
-};
-template <>
-struct EnumNames<DmaModel> {
-  static constexpr std::array<std::string_view, 3> names{"packet", "transfer", "flow"};
 };
 template <>
 struct EnumNames<AddressHash> {
@@ -109,11 +104,20 @@ struct FieldMeta {
   std::string_view derived_from = {};
   /// Why the field cannot change a simulated result.
   std::string_view informational = {};
+  /// A std::string field naming a pluggable model (a backend selected by name): its built-in
+  /// models, "a|b|c"; more may be registered at run time (schema.hpp, add_model_name).
+  std::string_view models = {};
 
   /// This declaration, marked derived from `formula` (see derived_from).
   constexpr FieldMeta derived(std::string_view formula) const {
     FieldMeta copy = *this;
     copy.derived_from = formula;
+    return copy;
+  }
+  /// This declaration, marked a choice between the models `names` ("a|b|c", see models).
+  constexpr FieldMeta choosing(std::string_view names) const {
+    FieldMeta copy = *this;
+    copy.models = names;
     return copy;
   }
   /// This declaration, marked informational because `why` (see informational).
@@ -519,7 +523,7 @@ struct PsumParams {
 };
 
 struct DmaParams {
-  DmaModel model = DmaModel::packet;
+  std::string model = "packet";
   int engines_per_core = 16;
   int queues_per_engine = 16;
   double engine_bandwidth_gbps = 23;
@@ -543,13 +547,14 @@ struct DmaParams {
   template <class V>
   void visit(V& v) {
     v.field("model", model,
-            {"",
-             "DMA/HBM timing granularity: packet (every packet and HBM request: queue "
-             "interleaving, banks, row buffers), flow (each DMA's share per engine as a fluid: "
-             "queue sharing, the same engines, descriptor costs and caps, no HBM banks) or "
-             "transfer (one closed-form computation per DMA, queues served in submission "
-             "order; docs/performance.md)",
-             "modelling choice, not hardware (docs/architecture.md)"});
+            FieldMeta{"",
+                      "DMA/HBM timing granularity: packet (every packet and HBM request: queue "
+                      "interleaving, banks, row buffers), flow (each DMA's share per engine as a "
+                      "fluid: queue sharing, the same engines, descriptor costs and caps, no HBM "
+                      "banks) or transfer (one closed-form computation per DMA, queues served in "
+                      "submission order; docs/performance.md)",
+                      "modelling choice, not hardware (docs/architecture.md)"}
+                .choosing("packet|transfer|flow"));
     v.field("engines_per_core", engines_per_core,
             {"count", "DMA engines per NeuronCore", "hardware-facts.md §9.1 (16)", 1, 1024});
     v.field("queues_per_engine", queues_per_engine,
@@ -642,6 +647,7 @@ struct DmaParams {
 };
 
 struct HbmParams {
+  std::string model = "banked";
   double stack_bandwidth_gbps = 725;
   double stack_capacity_gib = 24;
   int cores_per_stack = 2;
@@ -667,6 +673,16 @@ struct HbmParams {
 
   template <class V>
   void visit(V& v) {
+    v.field("model", model,
+            FieldMeta{"",
+                      "timing model of an HBM stack under dma.model = packet: banked (channels, "
+                      "banks, row buffers, bus turnarounds, refresh; the hbm.* timings below), "
+                      "ideal (the stack bandwidth and hbm.controller_latency_ns only: a bound), "
+                      "or a model registered by a program that embeds trnsim "
+                      "(docs/embedding.md). The transfer and flow DMA models compute HBM time "
+                      "themselves",
+                      "modelling choice, not hardware (docs/architecture.md)"}
+                .choosing("banked|ideal"));
     v.field("stack_bandwidth_gbps", stack_bandwidth_gbps,
             {"GB/s", "peak bandwidth of one HBM stack (chip HBM bandwidth / stacks)",
              "hardware-facts.md §1, §10", 0.001, 1e7});

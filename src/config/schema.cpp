@@ -1,6 +1,8 @@
 #include "config/schema.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <type_traits>
 
 #include "util/strings.hpp"
@@ -30,7 +32,12 @@ class SchemaBuilder {
     } else if constexpr (std::is_same_v<T, double>) {
       info.kind = FieldKind::number;
     } else if constexpr (std::is_same_v<T, std::string>) {
-      info.kind = FieldKind::string;
+      info.kind = meta.models.empty() ? FieldKind::string : FieldKind::enumeration;
+      for (std::string_view rest = meta.models; !rest.empty();) {
+        const std::size_t bar = std::min(rest.find('|'), rest.size());
+        info.choices.emplace_back(rest.substr(0, bar));
+        rest.remove_prefix(std::min(bar + 1, rest.size()));
+      }
     } else {
       static_assert(ConfigEnum<T>, "unsupported parameter type");
       info.kind = FieldKind::enumeration;
@@ -57,8 +64,8 @@ struct Schema {
   std::vector<std::string> keys;
 };
 
-const Schema& schema() {
-  static const Schema instance = [] {
+Schema& mutable_schema() {
+  static Schema instance = [] {
     SchemaBuilder builder;
     Params params;
     params.visit(builder);
@@ -69,7 +76,23 @@ const Schema& schema() {
   return instance;
 }
 
+const Schema& schema() {
+  return mutable_schema();
+}
+
 }  // namespace
+
+void add_model_name(std::string_view dotted_key, std::string_view name) {
+  for (FieldInfo& field : mutable_schema().fields) {
+    if (field.key != dotted_key || field.meta.models.empty()) continue;
+    if (std::find(field.choices.begin(), field.choices.end(), name) == field.choices.end()) {
+      field.choices.emplace_back(name);
+    }
+    return;
+  }
+  throw std::logic_error("config::add_model_name: '" + std::string(dotted_key) +
+                         "' is not a model choice");
+}
 
 const std::vector<FieldInfo>& parameter_fields() {
   return schema().fields;

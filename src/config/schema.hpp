@@ -19,8 +19,10 @@ struct FieldInfo {
   std::string name;     ///< "clock_ghz"
   std::string pointer;  ///< JSON pointer, e.g. "/tensor/clock_ghz"
   FieldKind kind = FieldKind::number;
-  FieldMeta meta;                    ///< string_views into static literals
-  std::vector<std::string> choices;  ///< enumeration spellings (kind == enumeration)
+  FieldMeta meta;  ///< string_views into static literals
+  /// enumeration spellings (kind == enumeration); for a model choice (meta.models) the built-in
+  /// models, then those added by add_model_name
+  std::vector<std::string> choices;
 };
 
 struct SectionInfo {
@@ -36,6 +38,10 @@ const std::vector<SectionInfo>& parameter_sections();
 const FieldInfo* find_field(std::string_view dotted_key);
 /// All dotted keys, in declaration order (for "did you mean").
 const std::vector<std::string>& parameter_keys();
+/// Makes `name` a value of the model choice `dotted_key` (e.g. "hbm.model", a string field whose
+/// FieldMeta names its built-in models): a model registered at run time. Not thread-safe: call
+/// before configs load. Throws std::logic_error if `dotted_key` is not a model choice.
+void add_model_name(std::string_view dotted_key, std::string_view name);
 /// "integer", "number", "boolean", "string" or "one of a|b|c".
 std::string expected_type(const FieldInfo& field);
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <systemc>
 #include <utility>
@@ -98,6 +99,11 @@ class DmaBackend {
                             DmaClient& /*client*/) {
     throw std::logic_error("DmaBackend::submit_ahead: this backend does not accept it");
   }
+
+  /// What the memory system did, for `memory_system` of the statistics (docs/outputs.md): "model",
+  /// "dma" per core and "hbm" per stack, units in the key names. `elapsed_ns`: the run's duration,
+  /// for achieved bandwidths.
+  virtual nlohmann::json statistics(double elapsed_ns) const = 0;
 
   /// Where this backend reports DmaEvents (empty = nowhere). Set before the simulation starts.
   void set_observer(DmaObserver observer) { observer_ = std::move(observer); }

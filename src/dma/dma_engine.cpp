@@ -39,7 +39,7 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, std::uint32_t core_index,
       strict_priority_(params.arbitration == config::DmaArbitration::strict_priority),
       use_mask_(queues.size() <= 64),
       descriptor_overhead_ns_(params.descriptor_overhead_ns),
-      timing_(new memory::TransactionTiming),
+      timing_(new TransactionTiming),
       descriptor_starts_(static_cast<std::size_t>(std::max(1, params.descriptor_prefetch)), 0.0) {
   payload_.set_data_ptr(g_no_data);
   payload_.set_byte_enable_ptr(nullptr);

@@ -17,7 +17,7 @@
 
 #include "config/params.hpp"
 #include "dma/descriptors.hpp"
-#include "memory/transaction_timing.hpp"
+#include "trnsim/hbm_target.hpp"
 
 namespace trnsim::dma {
 
@@ -105,8 +105,8 @@ class DmaEngine : public sc_core::sc_module {
   const bool use_mask_;  ///< queues fit issuable_mask_
   const double descriptor_overhead_ns_;
   tlm::tlm_generic_payload payload_;
-  memory::TransactionTiming* timing_;  ///< owned by payload_ (freed with it)
-  std::uint32_t issuable_count_ = 0;   ///< queues with items to issue
+  TransactionTiming* timing_;         ///< owned by payload_ (freed with it)
+  std::uint32_t issuable_count_ = 0;  ///< queues with items to issue
   /// Bit q: queue q has items to issue (queues < 64; more queues are scanned one by one).
   std::uint64_t issuable_mask_ = 0;
   double descriptor_free_ns_ = 0;  ///< descriptor unit free

@@ -10,13 +10,11 @@
 #include <vector>
 
 #include "dma/stack_layout.hpp"
+#include "util/percent.hpp"
 
 namespace trnsim::dma {
 
-/// part / whole in percent; 0 when whole is 0.
-inline double percent(double part, double whole) {
-  return whole > 0 ? 100.0 * part / whole : 0.0;
-}
+using util::percent;
 
 /// Per-core DMA counters (all queues), and per queue.
 struct QueueStats {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "memory/address_map.hpp"
@@ -15,7 +16,7 @@ using kernel::MemoryKind;
 using memory::kNeverNs;
 
 PacketMemorySystem::PacketMemorySystem(sc_core::sc_module_name name, const config::Params& params,
-                                       std::uint32_t cores)
+                                       std::uint32_t cores, const HbmTargetFactory& make_stack)
     : sc_core::sc_module(name),
       params_(params),
       cores_(std::max<std::uint32_t>(1, cores)),
@@ -41,8 +42,18 @@ PacketMemorySystem::PacketMemorySystem(sc_core::sc_module_name name, const confi
   int port = 0;
   for (std::uint32_t s = 0; s < layout_.stacks(); ++s) {
     const std::string stack_name = "hbm" + std::to_string(s);
-    stacks_.push_back(std::make_unique<memory::HbmStack>(stack_name.c_str(), params.hbm));
-    interconnect_->memory_socket.bind(stacks_.back()->socket);
+    HbmTargetSpec spec;
+    spec.stack = s;
+    spec.chip = s / layout_.stacks_per_chip();
+    spec.peak_bandwidth_gbps = params.hbm.stack_bandwidth_gbps;
+    spec.capacity_bytes =
+        static_cast<std::uint64_t>(params.hbm.stack_capacity_gib * 1024.0 * 1024.0 * 1024.0);
+    spec.max_transaction_bytes = static_cast<std::uint32_t>(std::max(1, params.dma.packet_bytes));
+    stacks_.push_back(make_stack(stack_name.c_str(), spec));
+    if (!stacks_.back()) {
+      throw std::logic_error("the HBM model's factory built no target for " + stack_name);
+    }
+    interconnect_->memory_socket.bind(stacks_.back()->target_socket());
     interconnect_->add_route(MemoryKind::kHbm, s, port++);
   }
   for (std::uint32_t pid = 0; pid < cores_; ++pid) {
@@ -354,42 +365,15 @@ nlohmann::json PacketMemorySystem::statistics(double elapsed_ns) const {
 
   nlohmann::json stacks = nlohmann::json::array();
   for (std::size_t s = 0; s < stacks_.size(); ++s) {
-    const memory::HbmStackTiming& timing = stacks_[s]->timing();
-    const memory::ChannelStats total = timing.totals();
-    if (total.requests == 0) continue;
+    nlohmann::json stack = stacks_[s]->statistics(elapsed_ns);
+    if (stack.is_null()) continue;
     nlohmann::json served = nlohmann::json::array();
     for (std::uint32_t pid = 0; pid < cores_; ++pid) {
       if (layout_.home(pid) == s) served.push_back(pid);
     }
-    nlohmann::json channels = nlohmann::json::array();
-    for (std::size_t c = 0; c < timing.channel_count(); ++c) {
-      const memory::ChannelStats& ch = timing.channel(c).stats();
-      channels.push_back(
-          {{"channel", c},
-           {"read_bytes", ch.read_bytes},
-           {"write_bytes", ch.write_bytes},
-           {"requests", ch.requests},
-           {"row_hit_pct",
-            percent(static_cast<double>(ch.row_hits), static_cast<double>(ch.requests))},
-           {"mean_queueing_delay_ns", ch.requests ? ch.queueing_ns / ch.requests : 0.0},
-           {"bus_busy_pct", percent(ch.bus_busy_ns, elapsed_ns)}});
-    }
-    const double bytes = static_cast<double>(total.read_bytes + total.write_bytes);
-    const double achieved = elapsed_ns > 0 ? bytes / elapsed_ns : 0;
-    const auto requests = static_cast<double>(total.requests);
-    stacks.push_back(
-        {{"stack", s},
-         {"cores", served},
-         {"read_bytes", total.read_bytes},
-         {"write_bytes", total.write_bytes},
-         {"requests", total.requests},
-         {"row_hit_pct", percent(static_cast<double>(total.row_hits), requests)},
-         {"row_conflict_pct", percent(static_cast<double>(total.row_conflicts), requests)},
-         {"mean_queueing_delay_ns", total.queueing_ns / requests},
-         {"achieved_bandwidth_gbps", achieved},
-         {"peak_bandwidth_gbps", timing.peak_bytes_per_ns()},
-         {"utilization_pct", percent(achieved, timing.peak_bytes_per_ns())},
-         {"channels", channels}});
+    stack["stack"] = s;
+    stack["cores"] = served;
+    stacks.push_back(std::move(stack));
   }
   out["hbm"] = {{"elapsed_ns", elapsed_ns}, {"stacks", stacks}};
   return out;

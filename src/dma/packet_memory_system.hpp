@@ -1,6 +1,7 @@
 // The memory system of a simulation: per NeuronCore dma.engines_per_core DMA engines
-// (DmaEngine), the fabric (Interconnect), one HBM stack per hbm stack of each chip involved
-// (memory::HbmStack, shared by hbm.cores_per_stack cores) and SBUF/PSUM endpoints per core
+// (DmaEngine), the fabric (Interconnect), one HBM target per HBM stack of each chip involved
+// (built by the factory it is given, trnsim/hbm_target.hpp; shared by hbm.cores_per_stack
+// cores) and SBUF/PSUM endpoints per core
 // (memory::OnChipMemory), all talking loosely-timed TLM-2.0. Implements core::DmaBackend.
 //
 // Timing of a DMA issued at t: its descriptors exist from t, or when its generator made them
@@ -37,8 +38,8 @@
 #include "dma/dma_statistics.hpp"
 #include "dma/interconnect.hpp"
 #include "kernel/instruction.hpp"
-#include "memory/hbm_stack.hpp"
 #include "memory/onchip_memory.hpp"
+#include "trnsim/hbm_target.hpp"
 
 namespace trnsim::dma {
 
@@ -46,9 +47,10 @@ class PacketMemorySystem : public sc_core::sc_module, public core::DmaBackend {
  public:
   SC_HAS_PROCESS(PacketMemorySystem);
 
-  /// Elaborates the memory system for `cores` cores (global indices 0..cores-1).
+  /// Elaborates the memory system for `cores` cores (global indices 0..cores-1), with one HBM
+  /// target per stack from `make_stack`.
   PacketMemorySystem(sc_core::sc_module_name name, const config::Params& params,
-                     std::uint32_t cores);
+                     std::uint32_t cores, const HbmTargetFactory& make_stack);
   ~PacketMemorySystem() override;
 
   void submit(std::uint32_t pid, std::uint64_t id, const kernel::Instruction& instruction,
@@ -56,12 +58,11 @@ class PacketMemorySystem : public sc_core::sc_module, public core::DmaBackend {
 
   /// Statistics with units in the key names. `elapsed_ns`: the run's duration for achieved
   /// bandwidths (0: up to the last DMA completion).
-  nlohmann::json statistics(double elapsed_ns = 0) const;
+  nlohmann::json statistics(double elapsed_ns = 0) const override;
 
   /// Global index of the HBM stack serving core `pid`: its chip's stacks, local core index /
   /// hbm.cores_per_stack (the runtime places a core's buffers in its own stack).
   std::size_t stack_count() const { return stacks_.size(); }
-  const memory::HbmStack& stack(std::size_t index) const { return *stacks_[index]; }
   const CoreDmaStats& core_stats(std::uint32_t pid) const { return core_stats_[pid]; }
   /// Peak DMA bandwidth of one core: min(engines x engine bandwidth, core cap), bytes/ns.
   double core_peak_bytes_per_ns() const;
@@ -121,7 +122,7 @@ class PacketMemorySystem : public sc_core::sc_module, public core::DmaBackend {
   const double core_bytes_per_ns_;
 
   std::unique_ptr<Interconnect> interconnect_;
-  std::vector<std::unique_ptr<memory::HbmStack>> stacks_;
+  std::vector<std::unique_ptr<HbmTarget>> stacks_;
   std::vector<std::unique_ptr<memory::OnChipMemory>> sbufs_;
   std::vector<std::unique_ptr<memory::OnChipMemory>> psums_;
   std::vector<std::unique_ptr<DmaEngine>> engines_;  ///< pid * engines_per_core + engine

@@ -1,8 +1,9 @@
-// One HBM stack as a loosely-timed TLM-2.0 target: b_transport schedules the transaction on the
-// stack's channels (HbmStackTiming) at sc_time_stamp() + the annotated delay, and returns the
-// completion as the annotated delay and the accept time in a TransactionTiming extension.
-// Timing only: payload data is never read or written. Transactions must arrive in nondecreasing
-// time (the DMA scheduler guarantees it).
+// The built-in HBM model (`hbm.model` = banked): one HBM stack as a loosely-timed TLM-2.0 target
+// (trnsim/hbm_target.hpp states the contract). b_transport schedules the transaction on the
+// stack's channels (HbmStackTiming: address mapping, banks, rows, bus, refresh) at
+// sc_time_stamp() + the annotated delay, and returns the completion as the annotated delay and
+// the accept time in the TransactionTiming extension. Timing only: payload data is never read
+// or written.
 #pragma once
 
 #include <tlm_utils/simple_target_socket.h>
@@ -12,14 +13,19 @@
 
 #include "config/params.hpp"
 #include "memory/hbm_timing.hpp"
+#include "trnsim/hbm_target.hpp"
 
 namespace trnsim::memory {
 
-class HbmStack : public sc_core::sc_module {
+class HbmStack : public HbmTarget {
  public:
   tlm_utils::simple_target_socket<HbmStack> socket;
 
   HbmStack(sc_core::sc_module_name name, const config::HbmParams& params);
+
+  tlm::tlm_target_socket<>& target_socket() override { return socket; }
+  /// Totals, row outcomes, queueing and one entry per channel (docs/outputs.md, hbm.stacks[]).
+  nlohmann::json statistics(double elapsed_ns) const override;
 
   const HbmStackTiming& timing() const { return timing_; }
 
@@ -28,5 +34,8 @@ class HbmStack : public sc_core::sc_module {
 
   HbmStackTiming timing_;
 };
+
+/// Builds banked stacks with `params` (copied): the factory of `hbm.model` = banked.
+HbmTargetFactory banked_stacks(const config::HbmParams& params);
 
 }  // namespace trnsim::memory

@@ -263,12 +263,10 @@ HbmStackTiming::HbmStackTiming(const config::HbmParams& params)
                    log2_exact(row_bytes_, row_shift_) && log2_exact(bank_count_, bank_shift_);
 }
 
-HbmLocation HbmStackTiming::locate(std::uint64_t address) const {
-  HashCache cache;
-  return locate(address, cache);
-}
-
-HbmLocation HbmStackTiming::locate(std::uint64_t address, HashCache& cache) const {
+// Inlined into access(), once per interleave granule (GCC may not inline it on its own once the
+// translation unit grows).
+[[gnu::always_inline]] inline HbmLocation HbmStackTiming::locate(std::uint64_t address,
+                                                                 HashCache& cache) const {
   const std::uint64_t granule = divide(address, interleave_, interleave_shift_);
   const std::uint64_t group = divide(granule, channel_count_, channel_shift_);
   // Rotating the lane by a hash of the group keeps each group spread over all channels.
@@ -293,6 +291,11 @@ HbmLocation HbmStackTiming::locate(std::uint64_t address, HashCache& cache) cons
       static_cast<std::uint32_t>(hashed_ ? (bank + cache.row_hash) % bank_count_ : bank);
   location.row = row;
   return location;
+}
+
+HbmLocation HbmStackTiming::locate(std::uint64_t address) const {
+  HashCache cache;
+  return locate(address, cache);
 }
 
 StackAccess HbmStackTiming::access(double issue_ns, std::uint64_t address, std::uint32_t bytes,

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "memory/sim_time.hpp"
-#include "memory/transaction_timing.hpp"
+#include "trnsim/hbm_target.hpp"
 
 namespace trnsim::memory {
 

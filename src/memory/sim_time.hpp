@@ -32,7 +32,7 @@ inline std::uint64_t round_ticks(double ticks) {
   return whole + (ticks - static_cast<double>(whole) >= 0.5 ? 1 : 0);
 }
 
-inline sc_core::sc_time from_ns(double ns) {
+[[gnu::always_inline]] inline sc_core::sc_time from_ns(double ns) {
   if (!(ns > 0)) return sc_core::SC_ZERO_TIME;
   const std::uint64_t ticks = round_ticks(ns / ns_per_tick());
   // One tick times an exactly representable count is that count (sc_time's inline multiply);

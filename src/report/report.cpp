@@ -9,10 +9,13 @@
 #include <string_view>
 #include <utility>
 
+#include "util/percent.hpp"
+
 namespace trnsim::report {
 
 using kernel::Engine;
 using nlohmann::json;
+using util::percent;
 
 namespace {
 
@@ -20,10 +23,6 @@ namespace {
 constexpr std::array<Engine, 7> kReportedUnits{Engine::kTensor,    Engine::kVector, Engine::kScalar,
                                                Engine::kGpSimd,    Engine::kSync,   Engine::kDma,
                                                Engine::kCollective};
-
-double percent(double part, double whole) {
-  return whole > 0 ? 100.0 * part / whole : 0.0;
-}
 
 /// Threshold of the bottleneck line: a unit at this utilisation or above bounds the kernel.
 constexpr double kBoundPct = 70.0;
@@ -208,7 +207,7 @@ RunInfo run_info_of(const kernel::Program& program, const kernel::PreparedKernel
   return info;
 }
 
-json run_statistics(const core::SimulationResult& result, const config::Params& params,
+json run_statistics(const system::SimulationResult& result, const config::Params& params,
                     const RunInfo& info) {
   json stats;
   stats["provenance"] = {{"trnsim_version", info.version},

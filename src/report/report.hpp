@@ -8,8 +8,8 @@
 #include <string>
 
 #include "config/params.hpp"
-#include "core/simulation.hpp"
 #include "kernel/prepare.hpp"
+#include "system/simulation.hpp"
 
 namespace trnsim::report {
 
@@ -29,7 +29,7 @@ RunInfo run_info_of(const kernel::Program& program, const kernel::PreparedKernel
                     std::string kernel_hash, std::string config_name, std::string version);
 
 /// Hierarchical statistics of one run (system -> cores -> engines), with derived metrics.
-nlohmann::json run_statistics(const core::SimulationResult& result, const config::Params& params,
+nlohmann::json run_statistics(const system::SimulationResult& result, const config::Params& params,
                               const RunInfo& info);
 
 /// The human-readable summary, rendered only from `statistics`.

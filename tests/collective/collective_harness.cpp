@@ -8,12 +8,12 @@
 
 #include "collective/collective_system.hpp"
 #include "config/load.hpp"
-#include "core/simulation.hpp"
 #include "core/stream_source.hpp"
 #include "kernel/parse.hpp"
 #include "kernel/prepare.hpp"
 #include "kernel/target_from_config.hpp"
 #include "report/report.hpp"
+#include "system/simulation.hpp"
 #include "util/child_process.hpp"
 #include "util/error.hpp"
 
@@ -32,9 +32,9 @@ std::string run_here(const std::string& kernel_json, const std::string& config,
     const kernel::PreparedKernel prepared =
         kernel::prepare_kernel(program, kernel::target_from_params(loaded.params));
     auto log = std::make_shared<collective::CollectiveLog>();
-    core::SimulationResult result;
+    system::SimulationResult result;
     try {
-      result = core::simulate(
+      result = system::simulate(
           loaded.params, prepared.cores,
           [&prepared](std::uint32_t pid) {
             return std::make_unique<core::StreamSource>(prepared, pid);

@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "config/load.hpp"
-#include "core/simulation.hpp"
 #include "core/stream_source.hpp"
 #include "kernel/parse.hpp"
 #include "kernel/prepare.hpp"
 #include "kernel/target_from_config.hpp"
+#include "system/simulation.hpp"
 #include "util/child_process.hpp"
 
 namespace trnsim::testing {
@@ -48,7 +48,7 @@ std::string object_tree(const std::string& config, int cores) {
           const kernel::PreparedKernel prepared =
               kernel::prepare_kernel(program, kernel::target_from_params(loaded.params));
           std::string tree;
-          core::simulate(
+          system::simulate(
               loaded.params, prepared.cores,
               [&](std::uint32_t pid) {
                 return std::make_unique<core::StreamSource>(prepared, pid);

@@ -60,7 +60,7 @@ TEST_P(RunAheadExample, GivesTheSameStatisticsAsRunningInStep) {
     request.config = variant.config;
     request.sets = {std::string("dma.model=") + variant.dma_model};
     nlohmann::json ahead = simulate_in_child(request);
-    request.run_ahead = core::RunAhead::kOff;
+    request.run_ahead = system::RunAhead::kOff;
     nlohmann::json in_step = simulate_in_child(request);
     if (ahead.contains("error") || in_step.contains("error")) {
       EXPECT_EQ(ahead, in_step);  // the same bad input fails the same way
@@ -100,7 +100,7 @@ TEST(RunAhead, GivesTheSameStatisticsWhenTheDispatcherWaitsForRingSlots) {
     request.kernel_json = kernel;
     request.sets = {std::string("dma.model=") + model};
     nlohmann::json ahead = simulate_in_child(request);
-    request.run_ahead = core::RunAhead::kOff;
+    request.run_ahead = system::RunAhead::kOff;
     nlohmann::json in_step = simulate_in_child(request);
     ASSERT_FALSE(ahead.contains("error")) << ahead.dump();
     EXPECT_GT(ahead["simulator"]["wakes_run_ahead"].get<std::uint64_t>(), 0u);

@@ -6,12 +6,12 @@
 #include <optional>
 
 #include "config/load.hpp"
-#include "core/simulation.hpp"
 #include "core/stream_source.hpp"
 #include "kernel/parse.hpp"
 #include "kernel/prepare.hpp"
 #include "kernel/target_from_config.hpp"
 #include "report/report.hpp"
+#include "system/simulation.hpp"
 #include "util/child_process.hpp"
 
 namespace trnsim::testing {
@@ -29,7 +29,7 @@ std::string run_here(const SimulationRequest& request) {
         kernel::parse_program_text(request.kernel_json, "<test>", options));
     const kernel::PreparedKernel prepared =
         kernel::prepare_kernel(program, kernel::target_from_params(loaded.params));
-    const core::SimulationResult result = core::simulate(
+    const system::SimulationResult result = system::simulate(
         loaded.params, prepared.cores,
         [&prepared](std::uint32_t pid) {
           return std::make_unique<core::StreamSource>(prepared, pid);

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/simulation.hpp"
+#include "system/simulation.hpp"
 
 namespace trnsim::testing {
 
@@ -15,11 +15,11 @@ struct SimulationRequest {
   std::string config = "trn2";      ///< built-in name or file
   std::vector<std::string> sets;    ///< config overrides
   std::vector<std::string> params;  ///< kernel param overrides
-  core::RunAhead run_ahead = core::RunAhead::kOn;
+  system::RunAhead run_ahead = system::RunAhead::kOn;
 };
 
 /// The statistics JSON of the run (report::run_statistics) plus, under "simulator", the
-/// wake-up counts of core::SimulationResult; or {"error": message} when the kernel or config
+/// wake-up counts of system::SimulationResult; or {"error": message} when the kernel or config
 /// is invalid.
 nlohmann::json simulate_in_child(const SimulationRequest& request);
 inline nlohmann::json simulate_in_child(const std::string& kernel_json,

@@ -65,7 +65,8 @@ void expect_latency_overlaps(Testbench& bench, double write_ns) {
 }
 
 TEST(DmaCostParts, PacketModelLatencyOverlapsDmasInFlight) {
-  PacketMemorySystem system("memory", pinned(), 1);
+  const auto memory_params = pinned();
+  PacketMemorySystem system("memory", memory_params, 1, memory::banked_stacks(memory_params.hbm));
   Testbench bench("bench", system);
   expect_latency_overlaps(bench, 0.4);
 }
@@ -103,7 +104,8 @@ void expect_generators_one_at_a_time(Testbench& bench) {
 }
 
 TEST(DmaCostParts, PacketModelHardwareDgeStartsOneDmaPerOccupancy) {
-  PacketMemorySystem system("memory", pinned(), 1);
+  const auto memory_params = pinned();
+  PacketMemorySystem system("memory", memory_params, 1, memory::banked_stacks(memory_params.hbm));
   Testbench bench("bench", system);
   expect_generators_one_at_a_time(bench);
 }
@@ -127,7 +129,8 @@ void expect_descriptor_bound(Testbench& bench, double tolerance) {
 }
 
 TEST(DmaCostParts, PacketModelDescriptorOccupancyBindsSmallDescriptors) {
-  PacketMemorySystem system("memory", pinned(), 1);
+  const auto memory_params = pinned();
+  PacketMemorySystem system("memory", memory_params, 1, memory::banked_stacks(memory_params.hbm));
   Testbench bench("bench", system);
   expect_descriptor_bound(bench, 81.92 * 0.02);
 }
@@ -147,7 +150,8 @@ void expect_descriptors_hidden(Testbench& bench, double tolerance) {
 }
 
 TEST(DmaCostParts, PacketModelDescriptorOccupancyHidesBehindData) {
-  PacketMemorySystem system("memory", pinned(), 1);
+  const auto memory_params = pinned();
+  PacketMemorySystem system("memory", memory_params, 1, memory::banked_stacks(memory_params.hbm));
   Testbench bench("bench", system);
   expect_descriptors_hidden(bench, 368.0 * 0.02);
 }
@@ -171,7 +175,8 @@ void expect_port_bound(Testbench& bench, double tolerance) {
 }
 
 TEST(DmaCostParts, PacketModelBytesPassTheEnginesAndTheHbmPort) {
-  PacketMemorySystem system("memory", pinned({"dma.hbm_port_bandwidth_gbps=300"}), 1);
+  const auto memory_params = pinned({"dma.hbm_port_bandwidth_gbps=300"});
+  PacketMemorySystem system("memory", memory_params, 1, memory::banked_stacks(memory_params.hbm));
   Testbench bench("bench", system);
   expect_port_bound(bench, 300.0 * 0.03);
 }

@@ -18,6 +18,7 @@
 #include "core/dma_backend.hpp"
 #include "dma/packet_memory_system.hpp"
 #include "kernel/instruction.hpp"
+#include "memory/hbm_stack.hpp"
 #include "memory/sim_time.hpp"
 
 namespace trnsim::dma::test {

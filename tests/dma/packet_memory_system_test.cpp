@@ -20,7 +20,7 @@ TEST(DmaCalibration, T4SingleEngine32KiBOnTrn2) {
   // 4096 B / 10,000 B/ns = 0.4 ns: 1,425.1 ns. The 450 ns latency (dma.fixed_cost_ns) comes
   // before the engine starts: complete = issue + 450 + 1,425.1.
   const config::Params params = builtin("trn2");
-  PacketMemorySystem system("memory", params, 1);
+  PacketMemorySystem system("memory", params, 1, memory::banked_stacks(params.hbm));
   Testbench bench("bench", system);
   const std::uint64_t id = bench.add(0, 0, load(4, 8192, 0));
   bench.run_all();
@@ -38,7 +38,7 @@ TEST(DmaCalibration, T4SingleEngine32KiBOnTrn2) {
 TEST(DmaCalibration, HardwareDescriptorGenerationAddsItsCost) {
   // The same copy through hwdge: descriptors exist 750 ns later; data starts at 750 + 450.
   const config::Params params = builtin("trn2");
-  PacketMemorySystem system("memory", params, 1);
+  PacketMemorySystem system("memory", params, 1, memory::banked_stacks(params.hbm));
   Testbench bench("bench", system);
   Instruction copy = load(4, 8192, 0);
   copy.dge = kernel::DgeMode::kHwdge;
@@ -55,7 +55,7 @@ TEST(DmaEvents, ThePacketModelReportsEachPacketWithItsEngineAndStack) {
   // The T4 copy above: 4 partitions x 8 KiB on one engine in 4 KiB packets: 8 packets of
   // 4,096 B, all on engine 0 (4 partitions fit one engine's 8), all reading HBM stack 0.
   const config::Params params = builtin("trn2");
-  PacketMemorySystem system("memory", params, 1);
+  PacketMemorySystem system("memory", params, 1, memory::banked_stacks(params.hbm));
   std::vector<core::DmaEvent> events;
   system.set_observer([&events](const core::DmaEvent& event) { events.push_back(event); });
   Testbench bench("bench", system);
@@ -86,7 +86,7 @@ class DmaEfficiencyCurve : public ::testing::TestWithParam<std::uint32_t> {};
 TEST_P(DmaEfficiencyCurve, IsSetByDescriptorOccupancyWhenLatenciesOverlap) {
   const std::uint32_t bytes_per_partition = GetParam();
   const config::Params params = builtin("trn2");
-  PacketMemorySystem system("memory", params, 1);
+  PacketMemorySystem system("memory", params, 1, memory::banked_stacks(params.hbm));
   Testbench bench("bench", system);
   const std::uint64_t count = 24;
   const std::uint64_t bytes = 128ull * bytes_per_partition;
@@ -109,7 +109,7 @@ INSTANTIATE_TEST_SUITE_P(BytesPerPartition, DmaEfficiencyCurve,
 TEST(DmaBandwidth, SixteenEnginesSaturateAtTheCorePeak) {
   // Large loads: min(16 x 23, 437.5) = 368 B/ns.
   const config::Params params = builtin("trn2");
-  PacketMemorySystem system("memory", params, 1);
+  PacketMemorySystem system("memory", params, 1, memory::banked_stacks(params.hbm));
   Testbench bench("bench", system);
   const std::uint64_t bytes = 128ull * 16384;
   for (std::uint64_t i = 0; i < 12; ++i) bench.add(0, 0, load(128, 16384, i * bytes));
@@ -122,7 +122,7 @@ TEST(DmaBandwidth, SixteenEnginesSaturateAtTheCorePeak) {
 TEST(DmaBandwidth, TheCoreCapLimitsAllEngines) {
   // dma.core_bandwidth_gbps = 200 below 16 x 23 = 368: the core moves 200 B/ns.
   const config::Params params = builtin("trn2", {"dma.core_bandwidth_gbps=200"});
-  PacketMemorySystem system("memory", params, 1);
+  PacketMemorySystem system("memory", params, 1, memory::banked_stacks(params.hbm));
   Testbench bench("bench", system);
   const std::uint64_t bytes = 128ull * 16384;
   for (std::uint64_t i = 0; i < 12; ++i) bench.add(0, 0, load(128, 16384, i * bytes));
@@ -135,7 +135,7 @@ TEST(DmaBandwidth, TheHbmPortCapsReadsAndWritesSeparately) {
   // loads reads at 150 B/ns; SBUF -> HBM stores submitted with them write at 150 B/ns of their
   // own, so together the core moves 300 B/ns (the per-direction caps do not share a budget).
   const config::Params params = builtin("trn2", {"dma.hbm_port_bandwidth_gbps=150"});
-  PacketMemorySystem system("memory", params, 1);
+  PacketMemorySystem system("memory", params, 1, memory::banked_stacks(params.hbm));
   Testbench bench("bench", system);
   const std::uint64_t bytes = add_loads_and_stores(bench);
   bench.run_all();
@@ -148,7 +148,7 @@ TEST(DmaBandwidth, TheHbmPortCapLeavesOnChipCopiesAlone) {
   // SBUF -> SBUF copies never touch HBM: with a 50 GB/s port they still move at the engines'
   // 368 B/ns.
   const config::Params params = builtin("trn2", {"dma.hbm_port_bandwidth_gbps=50"});
-  PacketMemorySystem system("memory", params, 1);
+  PacketMemorySystem system("memory", params, 1, memory::banked_stacks(params.hbm));
   Testbench bench("bench", system);
   const std::uint64_t bytes = 128ull * 16384;
   for (std::uint64_t i = 0; i < 12; ++i) {
@@ -194,7 +194,7 @@ TEST(DmaBandwidth, TwoCoresSharingAStackEachGetAboutHalf) {
   // core 2 has stack 1 alone. All-bank refresh takes tRFC / tREFI = 350 / 3900 = 9% of each
   // channel: a stack sustains at most 368 x 0.91 = 335 B/ns. Shared: about 335 / 2 = 167 each.
   const config::Params params = builtin("trn2", {"hbm.stack_bandwidth_gbps=368"});
-  PacketMemorySystem system("memory", params, 3);
+  PacketMemorySystem system("memory", params, 3, memory::banked_stacks(params.hbm));
   const StackLayout layout(params, 3);
   ASSERT_EQ(layout.home(0), layout.home(1));
   ASSERT_NE(layout.home(0), layout.home(2));
@@ -231,7 +231,7 @@ TEST(DmaQueues, RoundRobinBetweenQueuesInOrderWithinOne) {
   // packets and finish within a packet (4096 / 23 = 178 ns) of each other, at about
   // 450 + 2 x 1,425 ns. On one queue the second starts when the first has issued everything.
   const config::Params params = builtin("trn2");
-  PacketMemorySystem system("memory", params, 1);
+  PacketMemorySystem system("memory", params, 1, memory::banked_stacks(params.hbm));
   Testbench bench("bench", system);
   const std::uint64_t a = bench.add(0, 0, load(4, 8192, 0, 0));
   const std::uint64_t b = bench.add(0, 0, load(4, 8192, 1 << 20, 1));
@@ -251,7 +251,7 @@ TEST(DmaQueues, ALaterDmaOnAnotherQueueJoinsTheRoundRobinWhenReady) {
   // engine alternates 4 KiB packets, so B's 8 packets take 2 x 1,424.7 ns: B completes at about
   // 2,450 + 2,849 = 5,299 (within one packet, 178 ns), and A 1,425 ns later than alone.
   const config::Params params = builtin("trn2");
-  PacketMemorySystem system("memory", params, 1);
+  PacketMemorySystem system("memory", params, 1, memory::banked_stacks(params.hbm));
   Testbench bench("bench", system);
   const std::uint64_t a = bench.add(0, 0, load(4, 65536, 0, 0));
   const std::uint64_t b = bench.add(2000, 0, load(4, 8192, 1 << 24, 1));
@@ -264,7 +264,7 @@ TEST(DmaQueues, StrictPriorityServesTheHigherClassFirst) {
   // Trn3 arbitration: strict priority, 4 classes over 16 queues (queue 0 highest, 15 lowest).
   // Both ready at 450: queue 0's copy runs first (32 KiB / 33 B/ns = 993 ns), then queue 15's.
   const config::Params params = builtin("trn3");
-  PacketMemorySystem system("memory", params, 1);
+  PacketMemorySystem system("memory", params, 1, memory::banked_stacks(params.hbm));
   Testbench bench("bench", system);
   const std::uint64_t low = bench.add(0, 0, load(4, 8192, 0, 15));
   const std::uint64_t high = bench.add(0, 0, load(4, 8192, 1 << 20, 0));
@@ -275,7 +275,7 @@ TEST(DmaQueues, StrictPriorityServesTheHigherClassFirst) {
 
 TEST(DmaTransfers, HbmToHbmCastTransposeAndSbufToSbuf) {
   const config::Params params = builtin("trn2");
-  PacketMemorySystem system("memory", params, 1);
+  PacketMemorySystem system("memory", params, 1, memory::banked_stacks(params.hbm));
   Testbench bench("bench", system);
   // HBM -> HBM [16, 4096] FP32: 16 engines x one 16 KiB row, 16 KiB / 23 = 712.3 ns per engine;
   // but the 256 KiB cross the one stack twice (read and write): at least 524,288 / 725 = 723 ns,
@@ -316,7 +316,7 @@ TEST(DmaTransfers, HbmToHbmCastTransposeAndSbufToSbuf) {
 
 TEST(DmaStatistics, UnitsInKeyNamesAndPerQueueActivity) {
   const config::Params params = builtin("trn2");
-  PacketMemorySystem system("memory", params, 1);
+  PacketMemorySystem system("memory", params, 1, memory::banked_stacks(params.hbm));
   Testbench bench("bench", system);
   bench.add(0, 0, load(4, 8192, 0, 3));
   bench.run_all();

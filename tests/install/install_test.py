@@ -6,8 +6,8 @@ Runs the ```sh block of docs/embedding.md that follows MARKER, in a scratch dire
 directory itself (so the documented prefix lands inside it). README.md's block after MARKER must
 be lines of that block. Then checks that the embedded program prints what docs/embedding.md shows
 after OUTPUT_MARKER, reports the same kernel time as the installed `trnsim run --json`, and with
---json prints the same statistics. The scratch
-directory carries the process id and is removed at the end.
+--json prints the same statistics, and that its own fixed-latency HBM model replaces the
+built-in one. The scratch directory carries the process id and is removed at the end.
 
 Usage: install_test.py SOURCE_DIR BUILD_DIR CXX_COMPILER
 """
@@ -95,6 +95,22 @@ def main(source, build, cxx):
                                     env, show=False))
         if statistics != reference:
             raise SystemExit("embed_example --json differs from trnsim run --json")
+        # The program's own HBM model (FixedLatencyHbm, registered as hbm.model=fixed_latency):
+        # its statistics replace the banked model's, every HBM byte goes through it, and its
+        # latency shows in the kernel time.
+        fixed = {latency: json.loads(run(f"build-embed/embed_example {KERNEL} trn2 --json "
+                                         f"--fixed-hbm-ns {latency}", scratch, env, show=False))
+                 for latency in (0, 20000)}
+        stacks = fixed[20000]["memory_system"]["hbm"]["stacks"]
+        hbm_bytes = reference["system"]["hbm_bytes"]
+        if [stack.get("latency_ns") for stack in stacks] != [20000.0] or \
+                sum(stack["bytes"] for stack in stacks) != hbm_bytes:
+            raise SystemExit(f"embed_example --fixed-hbm-ns 20000: HBM stacks {stacks}, expected "
+                             f"one fixed-latency stack that moved {hbm_bytes} bytes")
+        times = [fixed[latency]["time"]["kernel_ns"] for latency in (0, 20000)]
+        if not times[0] + 20000 <= times[1]:
+            raise SystemExit(f"embed_example --fixed-hbm-ns 0 and 20000 give kernel times {times}: "
+                             "the later one should be at least 20 us longer")
         # Tracing through SimulateOptions::log: lines on stderr; a bad spec is InvalidInput.
         traced = subprocess.run(["build-embed/embed_example", KERNEL, "trn2", "--log", "dma=debug"],
                                 cwd=scratch, env=env, capture_output=True, text=True)

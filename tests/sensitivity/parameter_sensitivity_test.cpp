@@ -243,6 +243,7 @@ const std::vector<Sensitivity> kSensitivities = {
   {"dma.sbuf_bandwidth_gbps", "10", "engines_trn3_packet", kTime, E::kIncreases, "the SBUF endpoint limits every DMA"},
   {"dma.psum_bandwidth_gbps", "10", "engines_trn3_packet", kTime, E::kIncreases, "the store from PSUM"},
 
+  {"hbm.model", "ideal", "hbm_stream_trn2", kTime, E::kDecreases, "no banks, rows or refresh: each stack serves at its peak"},
   {"hbm.stack_bandwidth_gbps", "200", "hbm_stream_trn2", kTime, E::kIncreases, "the stack bounds the stream"},
   {"hbm.stack_capacity_gib", "0.001", "hbm_stream_trn2", kTime, E::kRejects, "4 MiB of HBM cannot hold the source"},
   {"hbm.cores_per_stack", "4", "hbm_cores_trn2", kTime, E::kIncreases, "four cores share one stack", {"chip.hbm_stacks=2"}},

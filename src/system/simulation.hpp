@@ -1,8 +1,8 @@
-// One simulation run: elaborates a NeuronCore per participating core (SPMD, `pid`), runs the
-// SystemC kernel to completion and returns the per-core statistics.
-// SystemC elaborates once per process: call simulate() at most once per process (sweeps and
-// tests of whole runs use child processes).
-// Leaves out (for now) HBM sharing between cores and collectives.
+// The composition root: builds the model of a system (chips, their NeuronCores, the memory system
+// chosen by dma.model with HBM stacks chosen by hbm.model, the collective backend) as SystemC
+// modules, and gathers the per-core and memory-system statistics once the SystemC kernel ran.
+// SystemC elaborates once per process: build one System (or call simulate()) per process
+// (sweeps and tests of whole runs use child processes).
 #pragma once
 
 #include <cstdint>
@@ -12,13 +12,23 @@
 #include <vector>
 
 #include "config/params.hpp"
+#include "core/barrier_hub.hpp"
 #include "core/collective_backend.hpp"
 #include "core/core_stats.hpp"
 #include "core/dma_backend.hpp"
 #include "core/instruction_source.hpp"
 #include "core/neuron_core.hpp"
 
-namespace trnsim::core {
+namespace trnsim::system {
+
+using core::CollectiveBackend;
+using core::CoreStats;
+using core::DmaBackend;
+using core::DmaObserver;
+using core::ExecuteHook;
+using core::InstructionObserver;
+using core::InstructionSource;
+using core::NeuronCore;
 
 struct SimulationResult {
   std::vector<CoreStats> cores;
@@ -51,7 +61,39 @@ using CollectiveBackendFactory = std::function<std::unique_ptr<CollectiveBackend
 /// on an error that trnsim reports itself). Called before every sc_start().
 void route_systemc_reports_to_stderr();
 
-/// Runs `cores` NeuronCores. Rethrows the first InputError raised while walking a program.
+class Chip;
+
+/// The elaborated model of one run: constructing it builds every module (as children of the
+/// SystemC top level); after sc_core::sc_start() returned, result() gathers the statistics.
+/// Sets the kernel's time resolution (1 fs), so no sc_time may be created before it.
+class System {
+ public:
+  /// Throws InputError for a config whose models do not fit together (hbm.model with a DMA
+  /// model that has no HBM stacks of its own).
+  System(const config::Params& params, std::uint32_t cores, const SourceFactory& make_source,
+         const InstructionObserver& observer = {},
+         const CollectiveBackendFactory& make_collectives = {},
+         const DmaObserver& dma_observer = {}, RunAhead run_ahead = RunAhead::kOn,
+         const ExecuteHook& execute = {});
+  ~System();
+  System(const System&) = delete;
+  System& operator=(const System&) = delete;
+
+  /// The statistics of the run that ended. Rethrows the first InputError raised while walking a
+  /// program; throws InputError if a core never finished (a barrier or collective not every
+  /// core of its group reached).
+  SimulationResult result() const;
+
+ private:
+  const config::Params params_;
+  core::BarrierHub barrier_;
+  std::unique_ptr<DmaBackend> memory_system_;
+  std::unique_ptr<CollectiveBackend> collectives_;
+  std::vector<std::unique_ptr<Chip>> chips_;
+  std::vector<NeuronCore*> cores_;
+};
+
+/// Builds a System, runs the SystemC kernel to the end and returns System::result().
 SimulationResult simulate(const config::Params& params, std::uint32_t cores,
                           const SourceFactory& make_source,
                           const InstructionObserver& observer = {},
@@ -59,4 +101,4 @@ SimulationResult simulate(const config::Params& params, std::uint32_t cores,
                           const DmaObserver& dma_observer = {}, RunAhead run_ahead = RunAhead::kOn,
                           const ExecuteHook& execute = {});
 
-}  // namespace trnsim::core
+}  // namespace trnsim::system
