@@ -160,7 +160,7 @@ void CollectiveSystem::fail(const std::string& where, const std::string& message
 }
 
 void CollectiveSystem::push_event(double time_ns, std::uint32_t op, std::uint32_t rank) {
-  events_.push({time_ns, event_order_++, op, rank});
+  events_.push(time_ns, Event{op, rank});
   work_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -176,7 +176,7 @@ void CollectiveSystem::run() {
       sc_core::wait(sc_core::sc_time(next - now, sc_core::SC_NS), work_);
       continue;
     }
-    const Event event = events_.top();
+    const Event event = events_.top().value;
     events_.pop();
     if (event.rank == kNoRank) {
       release(event.op);
@@ -339,15 +339,8 @@ void CollectiveSystem::create_op(Operation operation, std::vector<Member> member
   record.steps = steps;
   record.joined_ns = now_ns();
 
-  std::uint32_t index = 0;
-  if (!free_ops_.empty()) {
-    index = free_ops_.back();
-    free_ops_.pop_back();
-    ops_[index] = std::move(op);
-  } else {
-    index = static_cast<std::uint32_t>(ops_.size());
-    ops_.push_back(std::move(op));
-  }
+  const std::uint32_t index = ops_.acquire();
+  ops_[index] = std::move(op);
   waiting_.push_back(index);
   try_start_waiting();
 }
@@ -433,14 +426,7 @@ void CollectiveSystem::start_message(std::uint32_t op_index, std::uint32_t rank,
                                      const Message& message) {
   Op& op = *ops_[op_index];
   const double now = now_ns();
-  std::uint32_t index = 0;
-  if (!free_transfers_.empty()) {
-    index = free_transfers_.back();
-    free_transfers_.pop_back();
-  } else {
-    index = static_cast<std::uint32_t>(transfers_.size());
-    transfers_.emplace_back();
-  }
+  const std::uint32_t index = transfers_.acquire();
   const std::array<std::uint32_t, 2>& from_cores = op.rank_cores[rank];
   const std::array<std::uint32_t, 2>& to_cores = op.rank_cores[message.to];
   const std::uint32_t lanes = from_cores[0] == from_cores[1] ? 1 : 2;
@@ -496,7 +482,7 @@ void CollectiveSystem::dma_complete(std::uint64_t id, const sc_core::sc_time& co
 
 void CollectiveSystem::landed(std::uint32_t transfer_index) {
   const Transfer transfer = transfers_[transfer_index];
-  free_transfers_.push_back(transfer_index);
+  transfers_.release(transfer_index);
   Op& op = *ops_[transfer.op];
   const double arrival = std::max(transfer.link_done_ns, transfer.dma_done_ns) + transfer.tail_ns;
   RankState& sender = op.ranks[transfer.from];
@@ -555,7 +541,7 @@ void CollectiveSystem::release(std::uint32_t op_index) {
   }
   log_->operations.push_back(op.record);
   ops_[op_index].reset();
-  free_ops_.push_back(op_index);
+  ops_.release(op_index);
   try_start_waiting();
 }
 

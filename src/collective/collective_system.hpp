@@ -13,7 +13,6 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <queue>
 #include <span>
 #include <string>
 #include <systemc>
@@ -28,6 +27,8 @@
 #include "fabric/resource_pool.hpp"
 #include "kernel/instruction.hpp"
 #include "system/simulation.hpp"
+#include "util/slot_pool.hpp"
+#include "util/timed_queue.hpp"
 
 namespace trnsim::collective {
 
@@ -126,16 +127,10 @@ class CollectiveSystem : public sc_core::sc_module,
     double dma_done_ns = 0;
     double tail_ns = 0;
   };
+  /// A rank's next step of an op, or (rank kNoRank) the release of the op's CC cores.
   struct Event {
-    double time_ns = 0;
-    std::uint64_t order = 0;
     std::uint32_t op = 0;
-    std::uint32_t rank = 0;  ///< kNoRank: the op's CC cores are released
-  };
-  struct Later {
-    bool operator()(const Event& a, const Event& b) const {
-      return a.time_ns > b.time_ns || (a.time_ns == b.time_ns && a.order > b.order);
-    }
+    std::uint32_t rank = 0;
   };
   /// Members that joined the k-th collective of one group so far.
   struct Rendezvous {
@@ -181,14 +176,11 @@ class CollectiveSystem : public sc_core::sc_module,
   std::map<std::vector<std::uint32_t>, Rendezvous> groups_;
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<Member>> sends_;  ///< (from, to)
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<Member>> recvs_;
-  std::vector<std::unique_ptr<Op>> ops_;
-  std::vector<std::uint32_t> free_ops_;
+  util::SlotPool<std::unique_ptr<Op>> ops_;
   std::vector<std::uint32_t> waiting_;  ///< ops waiting for CC cores, in join order
   std::vector<std::uint32_t> cc_busy_;  ///< by pid: bitmask of busy CC cores
-  std::vector<Transfer> transfers_;
-  std::vector<std::uint32_t> free_transfers_;
-  std::priority_queue<Event, std::vector<Event>, Later> events_;
-  std::uint64_t event_order_ = 0;
+  util::SlotPool<Transfer> transfers_;
+  util::TimedQueue<Event> events_;
   sc_core::sc_event work_;
 };
 

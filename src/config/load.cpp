@@ -39,28 +39,7 @@ std::string format_number(double value) {
   return fmt::format("{}", value);
 }
 
-/// "the number 4.5", "the string \"abc\"", "an object" ... for "found ..." in messages.
-std::string describe_json(const json& value) {
-  switch (value.type()) {
-    case json::value_t::null:
-      return "null";
-    case json::value_t::object:
-      return "an object";
-    case json::value_t::array:
-      return "an array";
-    case json::value_t::string:
-      return "the string " + value.dump();
-    case json::value_t::boolean:
-      return value.get<bool>() ? "true" : "false";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-      return "the integer " + value.dump();
-    case json::value_t::number_float:
-      return "the number " + value.dump();
-    default:
-      return value.dump();
-  }
-}
+using util::describe_json;
 
 // ---- built-ins
 // -----------------------------------------------------------------------------------

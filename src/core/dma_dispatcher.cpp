@@ -46,14 +46,7 @@ void DmaDispatcher::count_transfer(const Instruction& instruction) {
 }
 
 void DmaDispatcher::take_triggered(InstructionRing& queue, const sc_time& issued) {
-  std::uint32_t index;
-  if (free_slots_.empty()) {
-    index = static_cast<std::uint32_t>(pending_.size());
-    pending_.emplace_back();
-  } else {
-    index = free_slots_.back();
-    free_slots_.pop_back();
-  }
+  const std::uint32_t index = pending_.acquire();
   queue.swap_front(pending_[index].item);  // the front instruction now lives in the pending slot
   pending_[index].issued = issued;
   consider(index);
@@ -194,7 +187,7 @@ sc_time DmaDispatcher::start_ready() {
               "this build does not model them yet")));
       return max_time_;
     }
-    free_slots_.push_back(index);
+    pending_.release(index);
   }
 }
 

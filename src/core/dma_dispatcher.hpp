@@ -21,6 +21,7 @@
 #include "core/dma_backend.hpp"
 #include "core/in_flight.hpp"
 #include "core/queued_instruction.hpp"
+#include "util/slot_pool.hpp"
 
 namespace trnsim::core {
 
@@ -114,9 +115,8 @@ class DmaDispatcher : public sc_core::sc_module, public DmaClient, public Collec
   InFlight& record_of_submitted(std::uint64_t sequence);
 
   /// Triggered DMAs/collectives not yet started, by slot (no copies of the instruction while
-  /// they wait); free slots in free_slots_.
-  std::vector<PendingDma> pending_;
-  std::vector<std::uint32_t> free_slots_;
+  /// they wait).
+  util::SlotPool<PendingDma> pending_;
   std::priority_queue<ReadyDma, std::vector<ReadyDma>, std::greater<>> ready_;
   deps::IdMap submitted_;   ///< sequence number -> in-flight slot, from submission to completion
   sc_core::sc_event work_;  ///< a DMA became ready earlier than wakes_at_

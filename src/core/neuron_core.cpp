@@ -206,7 +206,7 @@ void NeuronCore::retire_due(const sc_time& now) {
     const std::uint64_t id = due.second;
     tracker_.retire(id);
     slot(id).id = kNoId;
-    free_in_flight_.push_back(slot_of(id));
+    in_flight_.release(slot_of(id));
   }
 }
 
@@ -245,7 +245,7 @@ void NeuronCore::dispatch() {
     const sc_time now = now_;
 
     retire_until(now);
-    if (free_in_flight_.empty() && in_flight_.size() >= max_in_flight_) {
+    if (!in_flight_.has_free() && in_flight_.size() >= max_in_flight_) {
       // Every record is taken: wait until the first can retire (finish() moves the wake-up
       // earlier for a record that gets its times meanwhile).
       dispatcher_waits_for_retirement_ = true;
@@ -258,14 +258,7 @@ void NeuronCore::dispatch() {
       dispatcher_waits_for_retirement_ = false;
       forget_wake(kDispatcherWake);  // the wake-up at the first retirement
     }
-    std::uint32_t slot_index;
-    if (free_in_flight_.empty()) {
-      slot_index = static_cast<std::uint32_t>(in_flight_.size());
-      in_flight_.emplace_back();
-    } else {
-      slot_index = free_in_flight_.back();
-      free_in_flight_.pop_back();
-    }
+    const std::uint32_t slot_index = in_flight_.acquire();
     const std::uint64_t id = in_flight_id(sequence_of(staging_->id), slot_index);
 
     const Instruction& staged = staging_->instruction;

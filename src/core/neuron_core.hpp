@@ -41,6 +41,7 @@
 #include "core/queued_instruction.hpp"
 #include "core/retire_queue.hpp"
 #include "kernel/instruction.hpp"
+#include "util/slot_pool.hpp"
 
 namespace trnsim::core {
 
@@ -298,8 +299,7 @@ class NeuronCore : public sc_core::sc_module {
   /// In-flight records by slot (slot_of(id)), at most sequencer.max_in_flight_instructions,
   /// allocated on first use; a slot is reused only after the occupant's result is visible
   /// (plus the semaphore latency) and it left the tracker.
-  std::vector<InFlight> in_flight_;
-  std::vector<std::uint32_t> free_in_flight_;  ///< free slots, the most recently freed last
+  util::SlotPool<InFlight> in_flight_;  ///< records of dispatched, not yet retired instructions
   const std::size_t max_in_flight_;
   /// (visible + semaphore latency, id) of scheduled instructions not yet retired, min first.
   RetireQueue<std::pair<sc_core::sc_time, std::uint64_t>> pending_retire_;

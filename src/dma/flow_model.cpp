@@ -59,14 +59,9 @@ double FlowLevelDma::core_peak_bytes_per_ns() const {
 }
 
 std::uint32_t FlowLevelDma::new_item() {
-  if (!free_items_.empty()) {
-    const std::uint32_t slot = free_items_.back();
-    free_items_.pop_back();
-    items_[slot] = Item{};
-    return slot;
-  }
-  items_.emplace_back();
-  return static_cast<std::uint32_t>(items_.size() - 1);
+  const std::uint32_t slot = items_.acquire();
+  items_[slot] = Item{};
+  return slot;
 }
 
 void FlowLevelDma::submit(std::uint32_t pid, std::uint64_t id,
@@ -82,14 +77,7 @@ void FlowLevelDma::submit(std::uint32_t pid, std::uint64_t id,
   const std::uint32_t queue = instruction.dma_queue % queues_per_engine_;
   const auto prefetch = static_cast<double>(std::max(1, params_.dma.descriptor_prefetch));
 
-  std::uint32_t slot;
-  if (!free_transfers_.empty()) {
-    slot = free_transfers_.back();
-    free_transfers_.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(transfers_.size());
-    transfers_.emplace_back();
-  }
+  const std::uint32_t slot = transfers_.acquire();
   Transfer& transfer = transfers_[slot];
   transfer = Transfer{};
   transfer.client = &client;
@@ -228,7 +216,7 @@ void FlowLevelDma::split_lanes(std::uint32_t pid) {
 void FlowLevelDma::make_head_pending(std::uint32_t engine_index, std::uint32_t queue) {
   EngineState& engine = engines_[engine_index];
   const std::uint32_t item = engine.queues[queue][engine.heads[queue]];
-  pending_.push(Pending{items_[item].ready_ns, pending_order_++, item});
+  pending_.push(items_[item].ready_ns, item);
 }
 
 void FlowLevelDma::drain(Bucket& bucket, double dt_ns) const {
@@ -242,7 +230,7 @@ double FlowLevelDma::exhausted_ns(const Bucket& bucket) const {
 }
 
 double FlowLevelDma::next_event_ns() const {
-  double next = pending_.empty() ? kNeverNs : std::max(pending_.top().ready_ns, model_ns_);
+  double next = pending_.empty() ? kNeverNs : std::max(pending_.top().time_ns, model_ns_);
   for (std::uint32_t index : active_) {
     const Item& item = items_[index];
     if (item.rate > 0) next = std::min(next, model_ns_ + item.remaining / item.rate);
@@ -296,7 +284,7 @@ void FlowLevelDma::advance(double horizon_ns) {
       }
       if (finish_ns == next_finish) to_finish_.push_back(index);
     }
-    double next_ready = pending_.empty() ? kNeverNs : std::max(pending_.top().ready_ns, model_ns_);
+    double next_ready = pending_.empty() ? kNeverNs : std::max(pending_.top().time_ns, model_ns_);
     for (std::uint32_t pid : draining_) {
       next_ready = std::min({next_ready, exhausted_ns(core_caps_[pid]),
                              exhausted_ns(read_ports_[pid]), exhausted_ns(write_ports_[pid])});
@@ -314,8 +302,8 @@ void FlowLevelDma::advance(double horizon_ns) {
     progress_to(next);
     for (Bucket* bucket : exhausted_) bucket->credit = 0;
     for (std::uint32_t index : to_finish_) finish(index, next);
-    while (!pending_.empty() && pending_.top().ready_ns <= next) {
-      const std::uint32_t index = pending_.top().item;
+    while (!pending_.empty() && pending_.top().time_ns <= next) {
+      const std::uint32_t index = pending_.top().value;
       pending_.pop();
       activate(index, next);
     }
@@ -370,7 +358,7 @@ void FlowLevelDma::finish(std::uint32_t index, double time_ns) {
     make_head_pending(item.engine, queue);
   }
   --core_items_[item.pid];
-  free_items_.push_back(index);
+  items_.release(index);
   if (--transfer.pending == 0) transfer_done(transfer_slot);
 }
 
@@ -480,7 +468,7 @@ void FlowLevelDma::transfer_done(std::uint32_t slot) {
   report_transfer(transfer.event, transfer.issue_ns, first, complete);
   core::DmaClient* client = transfer.client;
   const std::uint64_t id = transfer.id;
-  free_transfers_.push_back(slot);
+  transfers_.release(slot);
   client->dma_complete(id, memory::from_ns(complete), complete - first);
 }
 

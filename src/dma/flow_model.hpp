@@ -35,7 +35,6 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
-#include <queue>
 #include <systemc>
 #include <vector>
 
@@ -44,6 +43,8 @@
 #include "dma/descriptors.hpp"
 #include "dma/dma_statistics.hpp"
 #include "kernel/instruction.hpp"
+#include "util/slot_pool.hpp"
+#include "util/timed_queue.hpp"
 
 namespace trnsim::dma {
 
@@ -104,17 +105,6 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
     double round_data_ns = 0;           ///< scratch: one round-robin round's data-path time
     double round_descriptor_ns = 0;     ///< scratch: and its descriptor-unit time
   };
-  struct Pending {
-    double ready_ns;
-    std::uint64_t order;
-    std::uint32_t item;
-  };
-  struct Later {
-    bool operator()(const Pending& a, const Pending& b) const {
-      return a.ready_ns > b.ready_ns || (a.ready_ns == b.ready_ns && a.order > b.order);
-    }
-  };
-
   void wake();
   /// Processes every event up to `horizon_ns`.
   void advance(double horizon_ns);
@@ -139,14 +129,11 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
   const double stack_bytes_per_ns_;
   const double depth_bytes_;  ///< burst allowance of a core's cap and ports
 
-  std::vector<Transfer> transfers_;
-  std::vector<std::uint32_t> free_transfers_;
-  std::vector<Item> items_;
-  std::vector<std::uint32_t> free_items_;
+  util::SlotPool<Transfer> transfers_;
+  util::SlotPool<Item> items_;
   std::vector<EngineState> engines_;
-  std::vector<std::uint32_t> active_;  ///< items moving data now
-  std::priority_queue<Pending, std::vector<Pending>, Later> pending_;
-  std::uint64_t pending_order_ = 0;
+  std::vector<std::uint32_t> active_;        ///< items moving data now
+  util::TimedQueue<std::uint32_t> pending_;  ///< items by the time they become ready
   /// A per-core rate cap with a burst allowance: `credit` bytes may pass above the rate.
   struct Bucket {
     double capacity = 0;  ///< bytes/ns

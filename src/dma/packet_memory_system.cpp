@@ -98,14 +98,7 @@ void PacketMemorySystem::submit(std::uint32_t pid, std::uint64_t id,
                                 const kernel::Instruction& instruction, core::DmaClient& client) {
   const double now = memory::now_ns();
   pid = std::min(pid, cores_ - 1);
-  std::uint32_t slot;
-  if (free_transfers_.empty()) {
-    slot = static_cast<std::uint32_t>(transfers_.size());
-    transfers_.emplace_back();
-  } else {
-    slot = free_transfers_.back();
-    free_transfers_.pop_back();
-  }
+  const std::uint32_t slot = transfers_.acquire();
   Transfer& transfer = transfers_[slot];
   transfer.plan = plan_transfer(instruction, params_, fabric_prefix(instruction.src(), pid),
                                 fabric_prefix(instruction.dst(), pid));
@@ -159,11 +152,9 @@ void PacketMemorySystem::schedule(DmaEngine& engine, std::uint32_t engine_index,
   engine.scheduled = true;
   engine.scheduled_ns = time_ns;
   Event event;
-  event.time_ns = time_ns;
-  event.order = event_order_++;
   event.engine = engine_index;
   event.item = ++engine.generation;  // an earlier pending event of this engine is now stale
-  events_.push(event);
+  events_.push(time_ns, event);
   if (!advancing_) wake_event_.notify(memory::from_ns(time_ns - memory::now_ns()));
 }
 
@@ -177,13 +168,14 @@ void PacketMemorySystem::wake() {
 
 void PacketMemorySystem::advance(double horizon_ns) {
   while (!events_.empty() && events_.top().time_ns <= horizon_ns) {
-    const Event event = events_.top();
+    const double time_ns = events_.top().time_ns;
+    const Event event = events_.top().value;
     events_.pop();
-    processed_ns_ = event.time_ns;
+    processed_ns_ = time_ns;
     if (event.write) {
-      finish_packet(event);
+      finish_packet(event, time_ns);
     } else if (event.item == engines_[event.engine]->generation) {
-      issue_packet(event.engine, event.time_ns);
+      issue_packet(event.engine, time_ns);
     }
   }
   processed_ns_ = std::max(processed_ns_, horizon_ns);
@@ -237,15 +229,13 @@ void PacketMemorySystem::issue_packet(std::uint32_t engine_index, double time_ns
   if (memory::decode(packet.dst_address).memory == MemoryKind::kHbm) {
     // HBM schedules on arrival: write when the read completes, in global time order.
     Event write;
-    write.time_ns = read_done;
-    write.order = event_order_++;
     write.address = packet.dst_address;
     write.engine = engine_index;
     write.item = sequence;
     write.bytes = packet.dst_bytes;
     write.queue = static_cast<std::uint16_t>(queue_index);
     write.write = true;
-    events_.push(write);
+    events_.push(read_done, write);
     ++item.outstanding;
   } else {
     // On-chip ports tolerate arrivals out of time order: write now, at read_done.
@@ -306,10 +296,9 @@ void PacketMemorySystem::report_packet(Transfer& transfer, const DmaEngine& engi
   report(event);
 }
 
-void PacketMemorySystem::finish_packet(const Event& event) {
+void PacketMemorySystem::finish_packet(const Event& event, double time_ns) {
   DmaEngine& engine = *engines_[event.engine];
-  const DmaEngine::Transport written =
-      engine.transport(true, event.address, event.bytes, event.time_ns);
+  const DmaEngine::Transport written = engine.transport(true, event.address, event.bytes, time_ns);
   DmaQueue& queue = engine.queues[event.queue];
   EngineItem& item = queue.items.at(event.item);
   item.max_done_ns = std::max(item.max_done_ns, written.done_ns);
@@ -343,7 +332,7 @@ void PacketMemorySystem::engine_done(std::uint32_t slot, double done_ns) {
   report_transfer(transfer.event, transfer.issue_ns, first, complete);
   core::DmaClient* client = transfer.client;
   const std::uint64_t id = transfer.id;
-  free_transfers_.push_back(slot);
+  transfers_.release(slot);
   client->dma_complete(id, memory::from_ns(complete), transfer_ns);
 }
 

@@ -27,7 +27,6 @@
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <queue>
 #include <systemc>
 #include <vector>
 
@@ -40,6 +39,8 @@
 #include "kernel/instruction.hpp"
 #include "memory/onchip_memory.hpp"
 #include "trnsim/hbm_target.hpp"
+#include "util/slot_pool.hpp"
+#include "util/timed_queue.hpp"
 
 namespace trnsim::dma {
 
@@ -81,21 +82,15 @@ class PacketMemorySystem : public sc_core::sc_module, public core::DmaBackend {
     double first_packet_ns = 0;
     double complete_ns = 0;
   };
-  /// Engine issue event (write == false) or the write half of a packet (write == true).
+  /// Engine issue event (write == false) or the write half of a packet (write == true); its
+  /// time is the queue entry's.
   struct Event {
-    double time_ns = 0;
-    std::uint64_t order = 0;  ///< tie-break: creation order
     std::uint64_t address = 0;
     std::uint32_t engine = 0;
     std::uint32_t item = 0;  ///< write: item sequence; issue: the engine's generation
     std::uint32_t bytes = 0;
     std::uint16_t queue = 0;
     bool write = false;
-  };
-  struct Later {
-    bool operator()(const Event& a, const Event& b) const {
-      return a.time_ns > b.time_ns || (a.time_ns == b.time_ns && a.order > b.order);
-    }
   };
 
   void wake();
@@ -107,7 +102,7 @@ class PacketMemorySystem : public sc_core::sc_module, public core::DmaBackend {
   /// Makes `engine` look for a packet to issue at `time_ns` (unless it already will earlier).
   void schedule(DmaEngine& engine, std::uint32_t engine_index, double time_ns);
   void issue_packet(std::uint32_t engine_index, double time_ns);
-  void finish_packet(const Event& event);
+  void finish_packet(const Event& event, double time_ns);
   void complete_items(DmaEngine& engine, DmaQueue& queue);
   void engine_done(std::uint32_t transfer, double done_ns);
   std::uint64_t fabric_prefix(const kernel::AccessPattern& pattern, std::uint32_t pid) const;
@@ -127,10 +122,8 @@ class PacketMemorySystem : public sc_core::sc_module, public core::DmaBackend {
   std::vector<std::unique_ptr<memory::OnChipMemory>> psums_;
   std::vector<std::unique_ptr<DmaEngine>> engines_;  ///< pid * engines_per_core + engine
 
-  std::vector<Transfer> transfers_;
-  std::vector<std::uint32_t> free_transfers_;
-  std::priority_queue<Event, std::vector<Event>, Later> events_;
-  std::uint64_t event_order_ = 0;
+  util::SlotPool<Transfer> transfers_;
+  util::TimedQueue<Event> events_;
   const double fabric_tolerance_ns_;      ///< burst allowance of the core DMA cap
   std::vector<double> fabric_tat_ns_;     ///< per core: the cap's theoretical arrival time (GCRA)
   const double port_bytes_per_ns_;        ///< dma.hbm_port_bandwidth_gbps, per direction

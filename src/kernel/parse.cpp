@@ -19,6 +19,7 @@ namespace trnsim::kernel {
 namespace {
 
 using Json = nlohmann::ordered_json;
+using util::describe_json;
 
 std::string escape_pointer_token(std::string_view token) {
   std::string out;
@@ -32,16 +33,6 @@ std::string escape_pointer_token(std::string_view token) {
     }
   }
   return out;
-}
-
-std::string json_type_name(const Json& value) {
-  if (value.is_number_integer()) return "the integer " + value.dump();
-  if (value.is_number()) return "the number " + value.dump();
-  if (value.is_string()) return "the string " + value.dump();
-  if (value.is_boolean()) return value.dump();
-  if (value.is_null()) return "null";
-  if (value.is_array()) return "a list";
-  return "an object";
 }
 
 bool is_identifier(std::string_view name) {
@@ -297,7 +288,7 @@ class ProgramParser {
   /// Everything before the statements: top-level keys, header, params, cores, tensors.
   void begin(const Json& doc) {
     if (!doc.is_object()) {
-      fail("", "expected a JSON object (a trnsim kernel), found " + json_type_name(doc));
+      fail("", "expected a JSON object (a trnsim kernel), found " + describe_json(doc));
     }
     check_keys(doc, "", {"format", "name", "description", "params", "cores", "tensors", "program"},
                "top-level");
@@ -353,12 +344,12 @@ class ProgramParser {
     }
     if (!doc.contains("name")) fail("", "missing required key 'name'");
     if (!doc["name"].is_string() || doc["name"].get<std::string>().empty()) {
-      fail("/name", "expected a non-empty string, found " + json_type_name(doc["name"]));
+      fail("/name", "expected a non-empty string, found " + describe_json(doc["name"]));
     }
     program_.name = doc["name"].get<std::string>();
     if (doc.contains("description")) {
       if (!doc["description"].is_string()) {
-        fail("/description", "expected a string, found " + json_type_name(doc["description"]));
+        fail("/description", "expected a string, found " + describe_json(doc["description"]));
       }
       program_.description = doc["description"].get<std::string>();
     }
@@ -385,7 +376,7 @@ class ProgramParser {
     std::vector<std::string> names;
     if (params != nullptr) {
       if (!params->is_object()) {
-        fail("/params", "expected an object of NAME: value, found " + json_type_name(*params));
+        fail("/params", "expected an object of NAME: value, found " + describe_json(*params));
       }
       for (const auto& [name, value] : params->items()) {
         check_new_name(name, "/params/" + escape_pointer_token(name), "param");
@@ -477,7 +468,7 @@ class ProgramParser {
     if (value.is_string()) return Expr::compile(value.get<std::string>(), scope, location);
     (void)pointer;
     throw InputError(location, "expected an integer or an integer expression string, found " +
-                                   json_type_name(value));
+                                   describe_json(value));
   }
   Expr compile_bool_at(const Json& value, const Scope& scope, const std::string& location) const {
     if (value.is_boolean()) return Expr::constant(value.get<bool>() ? 1 : 0);
@@ -486,7 +477,7 @@ class ProgramParser {
     }
     throw InputError(location,
                      "expected true, false or an integer expression (non-zero is true), found " +
-                         json_type_name(value));
+                         describe_json(value));
   }
 
   bool uses_per_core(const Expr& expr) const { return program_.uses_per_core(expr); }
@@ -494,7 +485,7 @@ class ProgramParser {
 
   void parse_tensors(const Json& tensors) {
     if (!tensors.is_object()) {
-      fail("/tensors", "expected an object of NAME: declaration, found " + json_type_name(tensors));
+      fail("/tensors", "expected an object of NAME: declaration, found " + describe_json(tensors));
     }
     for (const auto& [name, decl_json] : tensors.items()) {
       const std::string pointer = "/tensors/" + escape_pointer_token(name);
@@ -504,7 +495,7 @@ class ProgramParser {
       }
       if (!decl_json.is_object()) {
         fail(pointer,
-             "expected an object with memory, dtype and shape, found " + json_type_name(decl_json));
+             "expected an object with memory, dtype and shape, found " + describe_json(decl_json));
       }
       check_keys(
           decl_json, pointer,
@@ -548,7 +539,7 @@ class ProgramParser {
       const Json& shape = decl_json["shape"];
       if (!shape.is_array() || shape.empty()) {
         fail(pointer + "/shape",
-             "expected a non-empty list of sizes, found " + json_type_name(shape));
+             "expected a non-empty list of sizes, found " + describe_json(shape));
       }
       for (std::size_t d = 0; d < shape.size(); ++d) {
         const std::string dim_pointer = pointer + "/shape/" + std::to_string(d);
@@ -570,7 +561,7 @@ class ProgramParser {
             pd.get<std::int64_t>() >= static_cast<std::int64_t>(decl.shape.size())) {
           fail(pointer + "/partition_dim",
                "expected an integer 0.." + std::to_string(decl.shape.size() - 1) +
-                   " (an index into shape), found " + json_type_name(pd));
+                   " (an index into shape), found " + describe_json(pd));
         }
         decl.partition_dim = static_cast<std::uint32_t>(pd.get<std::int64_t>());
       }
@@ -580,7 +571,7 @@ class ProgramParser {
           fail(pointer + "/per_core",
                "per_core applies to hbm tensors only (sbuf and psum are per core already)");
         if (!pc.is_boolean())
-          fail(pointer + "/per_core", "expected true or false, found " + json_type_name(pc));
+          fail(pointer + "/per_core", "expected true or false, found " + describe_json(pc));
         decl.per_core = pc.get<bool>();
       }
       for (const char* key : {"partition_start", "offset"}) {
@@ -651,7 +642,7 @@ class ProgramParser {
       fail(pointer,
            "expected a statement object ({\"op\": ...}, {\"for\": ...} or {\"if\": "
            "...}), found " +
-               json_type_name(json));
+               describe_json(json));
     }
     // Messages about this statement (not its body's statements) cite its source.
     const std::uint32_t enclosing_source_line = current_source_line_;
@@ -679,7 +670,7 @@ class ProgramParser {
       throw InputError(program_.file + ": " + pointer + "/source",
                        "expected \"FILE:LINE\" with a positive line number after the last ':' "
                        "(e.g. \"kernel.py:42\"), found " +
-                           json_type_name(value));
+                           describe_json(value));
     }
     const auto [it, inserted] =
         source_line_ids_.emplace(text, static_cast<std::uint32_t>(program_.source_lines.size()));
@@ -707,7 +698,7 @@ class ProgramParser {
     const std::uint32_t index = new_statement(Statement::Kind::kLoop, pointer, depth, enclosing);
     const Json& var = json["for"];
     if (!var.is_string())
-      fail(pointer + "/for", "expected the loop variable's name, found " + json_type_name(var));
+      fail(pointer + "/for", "expected the loop variable's name, found " + describe_json(var));
     const std::string name = var.get<std::string>();
     check_new_name(name, pointer + "/for", "loop variable");
     if (scope.find(name)) {
@@ -759,7 +750,7 @@ class ProgramParser {
     inner.add(name, program_.loop_slot(depth));
     const Json& body = json["body"];
     if (!body.is_array())
-      fail(pointer + "/body", "expected a list of statements, found " + json_type_name(body));
+      fail(pointer + "/body", "expected a list of statements, found " + describe_json(body));
     enter_body(pointer + "/body");
     auto indices =
         parse_body(body, pointer + "/body", static_cast<std::uint8_t>(depth + 1), index, inner);
@@ -780,7 +771,7 @@ class ProgramParser {
       const Json& body = json[key];
       const std::string body_pointer = pointer + "/" + key;
       if (!body.is_array())
-        fail(body_pointer, "expected a list of statements, found " + json_type_name(body));
+        fail(body_pointer, "expected a list of statements, found " + describe_json(body));
       enter_body(body_pointer);
       auto indices = parse_body(body, body_pointer, depth, enclosing, scope);
       --body_nesting_;
@@ -808,7 +799,7 @@ class ProgramParser {
     program_.instructions.emplace_back().opcode = *opcode;  // for locations while parsing
     if (json.contains("name")) {
       if (!json["name"].is_string()) {
-        fail(pointer + "/name", "expected a string, found " + json_type_name(json["name"]));
+        fail(pointer + "/name", "expected a string, found " + describe_json(json["name"]));
       }
       program_.statements[index].name = json["name"].get<std::string>();
     }
@@ -978,7 +969,7 @@ class ProgramParser {
         if (!value.is_string()) {
           throw InputError(location,
                            "expected an access pattern string such as \"t[0:128, :]\", found " +
-                               json_type_name(value));
+                               describe_json(value));
         }
         spec.operands[static_cast<std::size_t>(attr.slot)] =
             add_operand(value.get<std::string>(), key, statement, scope);
@@ -1071,7 +1062,7 @@ class ProgramParser {
         if (!value.is_array() || value.empty()) {
           throw InputError(location,
                            "expected \"all\" or a non-empty list of core indices, found " +
-                               json_type_name(value));
+                               describe_json(value));
         }
         attributes.all_cores = false;
         for (std::size_t i = 0; i < value.size(); ++i) {
@@ -1094,7 +1085,7 @@ class ProgramParser {
       case AttrKind::kPattern: {
         if (!value.is_string() && !value.is_number_integer()) {
           throw InputError(location, "expected an affine expression string over p and f, found " +
-                                         json_type_name(value));
+                                         describe_json(value));
         }
         // p, f, f0..f3 live past the environment: they are never evaluated by the stream.
         Scope pattern_scope(&scope);
@@ -1165,7 +1156,7 @@ class ProgramParser {
     throw InputError(location, std::string("expected a number") +
                                    (operand_allowed ? ", an integer expression or a tensor operand"
                                                     : " or an integer expression") +
-                                   ", found " + json_type_name(value));
+                                   ", found " + describe_json(value));
   }
 
   /// Index of the operand `raw_text` (attribute `key` of `statement`) in Program::operands. A

@@ -11,25 +11,6 @@ namespace trnsim::sweep {
 
 using nlohmann::ordered_json;
 
-std::string describe_json(const ordered_json& value) {
-  switch (value.type()) {
-    case ordered_json::value_t::null:
-      return "null";
-    case ordered_json::value_t::object:
-      return "an object";
-    case ordered_json::value_t::array:
-      return "an array";
-    case ordered_json::value_t::string:
-      return "the string " + value.dump();
-    case ordered_json::value_t::boolean:
-      return value.get<bool>() ? "true" : "false";
-    case ordered_json::value_t::number_float:
-      return "the number " + value.dump();
-    default:
-      return "the integer " + value.dump();
-  }
-}
-
 std::string pointer_token(const std::string& key) {
   std::string out;
   for (char c : key) {

@@ -7,10 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "util/json_input.hpp"
+
 namespace trnsim::sweep {
 
-/// "the integer 4", "the string \"x\"", "an object", ... for "found ..." in messages.
-std::string describe_json(const nlohmann::ordered_json& value);
+using util::describe_json;
 
 /// RFC 6901 escaping of one reference token ('~' -> ~0, '/' -> ~1).
 std::string pointer_token(const std::string& key);

@@ -37,6 +37,20 @@ Json parse_json_input(std::string_view text, const std::string& file) {
   }
 }
 
+/// What `value` is, for the "found ..." part of an error message: "the integer 3", "the number
+/// 4.5", "the string \"abc\"", "true", "false", "null", "an array" or "an object". `Json` is
+/// nlohmann::json or nlohmann::ordered_json.
+template <class Json>
+std::string describe_json(const Json& value) {
+  if (value.is_number_integer()) return "the integer " + value.dump();
+  if (value.is_number()) return "the number " + value.dump();
+  if (value.is_string()) return "the string " + value.dump();
+  if (value.is_boolean()) return value.dump();
+  if (value.is_null()) return "null";
+  if (value.is_array()) return "an array";
+  return "an object";
+}
+
 /// nlohmann's message without its "[json.exception.parse_error.101] " prefix.
 std::string json_exception_text(const std::string& what);
 
