@@ -6,6 +6,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "kernel/opcodes.hpp"
+
 namespace trnsim::kernel {
 namespace {
 
@@ -29,47 +31,6 @@ std::optional<Enum> find_name(const NameTable<Enum, N>& table, std::string_view 
 }
 
 // The first entry for a value is its canonical name; later entries are aliases.
-constexpr NameTable<Opcode, kOpcodeCount> kOpcodeNames{{
-    {"dma_copy", Opcode::kDmaCopy},
-    {"dma_transpose", Opcode::kDmaTranspose},
-    {"nc_matmul", Opcode::kNcMatmul},
-    {"nc_matmul_mx", Opcode::kNcMatmulMx},
-    {"nc_transpose", Opcode::kNcTranspose},
-    {"activation", Opcode::kActivation},
-    {"tensor_tensor", Opcode::kTensorTensor},
-    {"tensor_scalar", Opcode::kTensorScalar},
-    {"scalar_tensor_tensor", Opcode::kScalarTensorTensor},
-    {"tensor_reduce", Opcode::kTensorReduce},
-    {"tensor_partition_reduce", Opcode::kTensorPartitionReduce},
-    {"tensor_tensor_scan", Opcode::kTensorTensorScan},
-    {"tensor_copy", Opcode::kTensorCopy},
-    {"memset", Opcode::kMemset},
-    {"iota", Opcode::kIota},
-    {"affine_select", Opcode::kAffineSelect},
-    {"bn_stats", Opcode::kBnStats},
-    {"bn_aggr", Opcode::kBnAggr},
-    {"reciprocal", Opcode::kReciprocal},
-    {"exponential", Opcode::kExponential},
-    {"select", Opcode::kSelect},
-    {"core_barrier", Opcode::kCoreBarrier},
-    {"all_reduce", Opcode::kAllReduce},
-    {"all_gather", Opcode::kAllGather},
-    {"reduce_scatter", Opcode::kReduceScatter},
-    {"all_to_all", Opcode::kAllToAll},
-    {"send", Opcode::kSend},
-    {"recv", Opcode::kRecv},
-}};
-
-constexpr NameTable<Engine, kEngineCount> kEngineNames{{
-    {"tensor", Engine::kTensor},
-    {"vector", Engine::kVector},
-    {"scalar", Engine::kScalar},
-    {"gpsimd", Engine::kGpSimd},
-    {"sync", Engine::kSync},
-    {"dma", Engine::kDma},
-    {"collective", Engine::kCollective},
-}};
-
 constexpr NameTable<DType, kDTypeCount + 5> kDTypeNames{{
     {"float32", DType::kFloat32},
     {"tfloat32", DType::kTFloat32},
@@ -203,16 +164,22 @@ std::string_view memory_kind_name(MemoryKind memory) {
 }
 
 std::string_view opcode_name(Opcode op) {
-  return name_of(kOpcodeNames, op);
+  return static_cast<std::size_t>(op) < kOpcodeCount ? opcode_info(op).name : "?";
 }
 std::optional<Opcode> opcode_from_name(std::string_view name) {
-  return find_name(kOpcodeNames, name);
+  for (std::size_t i = 0; i < kOpcodeCount; ++i) {
+    if (opcode_info(static_cast<Opcode>(i)).name == name) return static_cast<Opcode>(i);
+  }
+  return std::nullopt;
 }
 std::string_view engine_name(Engine engine) {
-  return name_of(kEngineNames, engine);
+  return static_cast<std::size_t>(engine) < kEngineCount ? engine_info(engine).name : "?";
 }
 std::optional<Engine> engine_from_name(std::string_view name) {
-  return find_name(kEngineNames, name);
+  for (std::size_t i = 0; i < kEngineCount; ++i) {
+    if (kEngines[i].name == name) return static_cast<Engine>(i);
+  }
+  return std::nullopt;
 }
 std::string_view dtype_name(DType dtype) {
   return name_of(kDTypeNames, dtype);

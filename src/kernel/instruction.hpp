@@ -62,6 +62,29 @@ std::optional<Opcode> opcode_from_name(std::string_view name);
 /// send/recv on the collective-communication cores.
 enum class Engine : std::uint8_t { kTensor, kVector, kScalar, kGpSimd, kSync, kDma, kCollective };
 inline constexpr std::size_t kEngineCount = static_cast<std::size_t>(Engine::kCollective) + 1;
+
+/// The one table of engines: what each is, for every block that asks.
+struct EngineInfo {
+  std::string_view name;  ///< as kernels and statistics spell it
+  /// A compute engine of the NeuronCore: its own instruction stream, a cost model, SBUF/PSUM data
+  /// paths (TensorE, VectorE, ScalarE, GpSimdE).
+  bool compute = false;
+  /// Triggered by another engine's sequencer and run out of order on units of its own, completing
+  /// later (the DMA engines, the collective-communication cores).
+  bool triggered = false;
+};
+inline constexpr std::array<EngineInfo, kEngineCount> kEngines{{
+    {"tensor", true, false},
+    {"vector", true, false},
+    {"scalar", true, false},
+    {"gpsimd", true, false},
+    {"sync", false, false},
+    {"dma", false, true},
+    {"collective", false, true},
+}};
+constexpr const EngineInfo& engine_info(Engine engine) {
+  return kEngines[static_cast<std::size_t>(engine)];
+}
 std::string_view engine_name(Engine engine);  ///< "tensor", "vector", "scalar", "gpsimd", ...
 std::optional<Engine> engine_from_name(std::string_view name);
 

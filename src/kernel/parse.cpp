@@ -11,6 +11,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "kernel/opcodes.hpp"
 #include "util/error.hpp"
 #include "util/json_input.hpp"
 #include "util/strings.hpp"
@@ -87,155 +88,6 @@ bool balanced(std::string_view text) {
   return depth == 0;
 }
 
-// ---- per-op attribute tables -----------------------------------------------------------------
-
-enum class AttrKind : std::uint8_t {
-  kOperand,          // access pattern string
-  kOperandOrNumber,  // access pattern string, number, or integer expression
-  kNumber,           // number or integer expression
-  kInt,              // integer expression
-  kBool,             // true/false or integer expression
-  kAlu,
-  kFunc,
-  kCmp,
-  kDge,
-  kTrigger,
-  kAlgorithm,
-  kPerfMode,
-  kCoreList,  // "all" or a list of integer expressions
-  kAxes,      // integer or list of integers (expressions)
-  kPattern,   // affine expression over p, f, f0..f3
-};
-
-struct AttrSpec {
-  std::string_view key;
-  AttrKind kind;
-  bool required;
-  Slot slot;  // operand slot (kOperand, kOperandOrNumber)
-};
-
-struct OpSpec {
-  std::vector<Engine> engines;  // default first
-  std::vector<AttrSpec> attrs;
-};
-
-const std::vector<OpSpec>& op_specs() {
-  using K = AttrKind;
-  static const std::vector<OpSpec> specs = [] {
-    std::vector<OpSpec> s(kOpcodeCount);
-    auto set = [&s](Opcode op, std::vector<Engine> engines, std::vector<AttrSpec> attrs) {
-      s[static_cast<std::size_t>(op)] = OpSpec{std::move(engines), std::move(attrs)};
-    };
-    const AttrSpec dst{"dst", K::kOperand, true, Slot::kDst};
-    const AttrSpec src{"src", K::kOperand, true, Slot::kSrc};
-    const std::vector<AttrSpec> dma_attrs{dst,
-                                          src,
-                                          {"queue", K::kInt, false, Slot::kDst},
-                                          {"trigger", K::kTrigger, false, Slot::kDst},
-                                          {"dge", K::kDge, false, Slot::kDst}};
-    set(Opcode::kDmaCopy, {Engine::kDma}, dma_attrs);
-    set(Opcode::kDmaTranspose, {Engine::kDma}, dma_attrs);
-    const std::vector<AttrSpec> matmul_attrs{dst,
-                                             {"stationary", K::kOperand, true, Slot::kStationary},
-                                             {"moving", K::kOperand, true, Slot::kSrc},
-                                             {"accumulate", K::kBool, false, Slot::kDst},
-                                             {"perf_mode", K::kPerfMode, false, Slot::kDst},
-                                             {"is_transpose", K::kBool, false, Slot::kDst}};
-    set(Opcode::kNcMatmul, {Engine::kTensor}, matmul_attrs);
-    std::vector<AttrSpec> mx_attrs{dst,
-                                   {"stationary", K::kOperand, true, Slot::kStationary},
-                                   {"moving", K::kOperand, true, Slot::kSrc},
-                                   {"stationary_scale", K::kOperand, true, Slot::kAux0},
-                                   {"moving_scale", K::kOperand, true, Slot::kAux1},
-                                   {"accumulate", K::kBool, false, Slot::kDst}};
-    set(Opcode::kNcMatmulMx, {Engine::kTensor}, mx_attrs);
-    set(Opcode::kNcTranspose, {Engine::kTensor, Engine::kVector}, {dst, src});
-    set(Opcode::kActivation, {Engine::kScalar},
-        {dst,
-         src,
-         {"func", K::kFunc, true, Slot::kDst},
-         {"scale", K::kOperandOrNumber, false, Slot::kAux1},
-         {"bias", K::kOperandOrNumber, false, Slot::kAux0},
-         {"reduce_dst", K::kOperand, false, Slot::kReduceDst}});
-    set(Opcode::kTensorTensor, {Engine::kVector, Engine::kGpSimd},
-        {dst,
-         {"in0", K::kOperand, true, Slot::kSrc},
-         {"in1", K::kOperand, true, Slot::kIn1},
-         {"alu", K::kAlu, true, Slot::kDst}});
-    set(Opcode::kTensorScalar, {Engine::kVector, Engine::kScalar, Engine::kGpSimd},
-        {dst,
-         src,
-         {"op0", K::kAlu, true, Slot::kDst},
-         {"operand0", K::kOperandOrNumber, true, Slot::kAux0},
-         {"op1", K::kAlu, false, Slot::kDst},
-         {"operand1", K::kOperandOrNumber, false, Slot::kAux1},
-         {"reverse0", K::kBool, false, Slot::kDst},
-         {"reverse1", K::kBool, false, Slot::kDst},
-         {"reduce_dst", K::kOperand, false, Slot::kReduceDst},
-         {"reduce_op", K::kAlu, false, Slot::kDst}});
-    set(Opcode::kScalarTensorTensor, {Engine::kVector},
-        {dst,
-         {"data", K::kOperand, true, Slot::kSrc},
-         {"op0", K::kAlu, true, Slot::kDst},
-         {"operand0", K::kOperandOrNumber, true, Slot::kAux0},
-         {"op1", K::kAlu, true, Slot::kDst},
-         {"in1", K::kOperand, true, Slot::kIn1}});
-    set(Opcode::kTensorReduce, {Engine::kVector},
-        {dst,
-         src,
-         {"alu", K::kAlu, true, Slot::kDst},
-         {"axis", K::kAxes, false, Slot::kDst},
-         {"negate", K::kBool, false, Slot::kDst},
-         {"keepdims", K::kBool, false, Slot::kDst}});
-    set(Opcode::kTensorPartitionReduce, {Engine::kGpSimd},
-        {dst, src, {"alu", K::kAlu, true, Slot::kDst}});
-    set(Opcode::kTensorTensorScan, {Engine::kVector},
-        {dst,
-         {"in0", K::kOperand, true, Slot::kSrc},
-         {"in1", K::kOperand, true, Slot::kIn1},
-         {"initial", K::kOperandOrNumber, true, Slot::kAux0},
-         {"op0", K::kAlu, true, Slot::kDst},
-         {"op1", K::kAlu, true, Slot::kDst}});
-    set(Opcode::kTensorCopy, {Engine::kVector, Engine::kScalar, Engine::kGpSimd}, {dst, src});
-    set(Opcode::kMemset, {Engine::kVector, Engine::kGpSimd},
-        {dst, {"value", K::kNumber, true, Slot::kDst}});
-    set(Opcode::kIota, {Engine::kGpSimd}, {dst, {"expr", K::kPattern, true, Slot::kDst}});
-    set(Opcode::kAffineSelect, {Engine::kGpSimd},
-        {dst,
-         src,
-         {"pred", K::kPattern, true, Slot::kDst},
-         {"cmp", K::kCmp, false, Slot::kDst},
-         {"fill", K::kNumber, false, Slot::kDst}});
-    set(Opcode::kBnStats, {Engine::kVector}, {dst, src});
-    set(Opcode::kBnAggr, {Engine::kVector}, {dst, src});
-    set(Opcode::kReciprocal, {Engine::kVector}, {dst, src});
-    set(Opcode::kExponential, {Engine::kVector},
-        {dst,
-         src,
-         {"max", K::kOperandOrNumber, false, Slot::kAux0},
-         {"reduce_dst", K::kOperand, false, Slot::kReduceDst}});
-    set(Opcode::kSelect, {Engine::kVector},
-        {dst,
-         {"pred", K::kOperand, true, Slot::kSrc},
-         {"on_true", K::kOperandOrNumber, true, Slot::kIn1},
-         {"on_false", K::kOperandOrNumber, true, Slot::kAux0}});
-    set(Opcode::kCoreBarrier, {Engine::kSync}, {{"cores", K::kCoreList, false, Slot::kDst}});
-    const std::vector<AttrSpec> collective_attrs{dst,
-                                                 src,
-                                                 {"alu", K::kAlu, false, Slot::kDst},
-                                                 {"group", K::kCoreList, false, Slot::kDst},
-                                                 {"algorithm", K::kAlgorithm, false, Slot::kDst}};
-    set(Opcode::kAllReduce, {Engine::kCollective}, collective_attrs);
-    set(Opcode::kAllGather, {Engine::kCollective}, collective_attrs);
-    set(Opcode::kReduceScatter, {Engine::kCollective}, collective_attrs);
-    set(Opcode::kAllToAll, {Engine::kCollective}, collective_attrs);
-    set(Opcode::kSend, {Engine::kCollective}, {src, {"peer", K::kInt, true, Slot::kDst}});
-    set(Opcode::kRecv, {Engine::kCollective}, {dst, {"peer", K::kInt, true, Slot::kDst}});
-    return s;
-  }();
-  return specs;
-}
-
 std::vector<std::string> all_opcode_names() {
   std::vector<std::string> names;
   for (std::size_t i = 0; i < kOpcodeCount; ++i) {
@@ -244,12 +96,12 @@ std::vector<std::string> all_opcode_names() {
   return names;
 }
 
-/// Operand keys by opcode and slot, from op_specs().
+/// Operand keys by opcode and slot, from the opcode table.
 const std::vector<std::array<std::string_view, kSlotCount>>& operand_keys() {
   static const std::vector<std::array<std::string_view, kSlotCount>> keys = [] {
     std::vector<std::array<std::string_view, kSlotCount>> out(kOpcodeCount);
     for (std::size_t op = 0; op < kOpcodeCount; ++op) {
-      for (const AttrSpec& attr : op_specs()[op].attrs) {
+      for (const AttrSpec& attr : opcode_info(static_cast<Opcode>(op)).attrs()) {
         if (attr.kind == AttrKind::kOperand || attr.kind == AttrKind::kOperandOrNumber) {
           out[op][static_cast<std::size_t>(attr.slot)] = attr.key;
         }
@@ -803,21 +655,21 @@ class ProgramParser {
       }
       program_.statements[index].name = json["name"].get<std::string>();
     }
-    const OpSpec& op_spec = op_specs()[static_cast<std::size_t>(*opcode)];
+    const OpcodeInfo& op_spec = opcode_info(*opcode);
     std::vector<std::string> allowed{"op", "engine", "name", "source"};
-    for (const auto& attr : op_spec.attrs) allowed.emplace_back(attr.key);
+    for (const auto& attr : op_spec.attrs()) allowed.emplace_back(attr.key);
     check_keys(json, pointer, allowed, "op '" + op_text + "'");
 
     // Engine.
-    spec.engine = op_spec.engines.front();
+    spec.engine = op_spec.engines().front();
     if (json.contains("engine")) {
       const Json& engine = json["engine"];
       const std::string engine_text = engine.is_string() ? engine.get<std::string>() : "";
       const auto parsed = engine_from_name(engine_text);
       std::vector<std::string> names;
-      for (Engine e : op_spec.engines) names.emplace_back(engine_name(e));
-      if (!parsed || std::find(op_spec.engines.begin(), op_spec.engines.end(), *parsed) ==
-                         op_spec.engines.end()) {
+      for (Engine e : op_spec.engines()) names.emplace_back(engine_name(e));
+      if (!parsed || std::find(op_spec.engines().begin(), op_spec.engines().end(), *parsed) ==
+                         op_spec.engines().end()) {
         throw InputError(program_.location(index, "/engine"),
                          "op '" + op_text + "' cannot run on engine " + engine.dump() +
                              util::did_you_mean(engine_text, names) +
@@ -827,7 +679,7 @@ class ProgramParser {
     }
 
     InstructionAttributes attributes;
-    for (const auto& attr : op_spec.attrs) {
+    for (const auto& attr : op_spec.attrs()) {
       if (!json.contains(attr.key)) {
         if (attr.required) {
           throw InputError(

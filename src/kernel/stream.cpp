@@ -3,15 +3,12 @@
 #include <algorithm>
 #include <limits>
 
+#include "kernel/opcodes.hpp"
 #include "kernel/validate.hpp"
 #include "util/error.hpp"
 
 namespace trnsim::kernel {
 namespace {
-
-bool is_matmul(Opcode op) {
-  return op == Opcode::kNcMatmul || op == Opcode::kNcMatmulMx;
-}
 
 /// Where each operand's region goes in an instruction's reads and writes: every used operand, in
 /// slot order, takes the next write (dst, reduce_dst) or the next read; an accumulating
@@ -720,7 +717,7 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
   out.reverse1 = eval(attributes.reverse1, source, "reverse1") != 0;
   out.negate = eval(attributes.negate, source, "negate") != 0;
   out.keepdims = eval(attributes.keepdims, source, "keepdims") != 0;
-  if (spec.opcode == Opcode::kDmaCopy || spec.opcode == Opcode::kDmaTranspose) {
+  if (is_dma(spec.opcode)) {
     const std::int64_t queue = eval(attributes.queue, source, "queue");
     if (queue < 0 || queue >= static_cast<std::int64_t>(kernel_.target.dma_queues)) {
       throw InputError(program_.location(source, "/queue"),

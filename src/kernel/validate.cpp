@@ -4,21 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "kernel/opcodes.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
 namespace trnsim::kernel {
 namespace {
-
-bool is_compute_engine(Engine engine) {
-  return engine == Engine::kTensor || engine == Engine::kVector || engine == Engine::kScalar ||
-         engine == Engine::kGpSimd;
-}
-
-bool is_collective(Opcode op) {
-  return op == Opcode::kAllReduce || op == Opcode::kAllGather || op == Opcode::kReduceScatter ||
-         op == Opcode::kAllToAll;
-}
 
 std::string dtype_list(const std::vector<DType>& dtypes) {
   std::vector<std::string> names;
@@ -289,7 +280,7 @@ void validate_statement(const PreparedKernel& kernel, std::uint32_t statement) {
   }
 
   // dtypes decided by declarations
-  if (spec.opcode == Opcode::kNcMatmul || spec.opcode == Opcode::kNcMatmulMx) {
+  if (is_matmul(spec.opcode)) {
     check_matmul_dtypes(c);
   }
   if (spec.opcode == Opcode::kDmaTranspose) {
@@ -358,7 +349,7 @@ void check_match(const Checker& c, const Instruction& inst, Slot a, Slot b) {
                c.describe(b) + " has shape " + format_shape(pb),
            c.suffix(a));
   }
-  if (is_compute_engine(inst.engine) && pa.on_chip() && pb.on_chip() &&
+  if (engine_info(inst.engine).compute && pa.on_chip() && pb.on_chip() &&
       pa.partitions != pb.partitions) {
     c.fail("shape-mismatch: " + c.describe(a) + " spans " + std::to_string(pa.partitions) +
                (pa.partitions == 1 ? " partition but " : " partitions but ") + c.describe(b) +
@@ -531,7 +522,7 @@ void validate_instruction(const PreparedKernel& kernel, const Instruction& inst,
                           std::span<const std::uint32_t> group) {
   const Checker c(kernel, inst.source.statement, &inst.source);
   const Target& t = kernel.target;
-  const bool compute = is_compute_engine(inst.engine);
+  const bool compute = engine_info(inst.engine).compute;
 
   if (compute) {
     for (std::size_t i = 0; i < kSlotCount; ++i) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kernel/opcodes.hpp"
+
 namespace trnsim::report {
 
 using kernel::AccessPattern;
@@ -31,9 +33,8 @@ MemoryTraffic memory_traffic(const Instruction& instruction) {
                          slot == static_cast<std::size_t>(Slot::kReduceDst);
     if (written) {
       traffic.write_bytes[memory] += pattern.bytes();
-      const bool matmul = instruction.opcode == kernel::Opcode::kNcMatmul ||
-                          instruction.opcode == kernel::Opcode::kNcMatmulMx;
-      if (matmul && instruction.accumulate) traffic.read_bytes[memory] += pattern.bytes();
+      if (kernel::is_matmul(instruction.opcode) && instruction.accumulate)
+        traffic.read_bytes[memory] += pattern.bytes();
     } else {
       traffic.read_bytes[memory] += pattern.bytes();
     }

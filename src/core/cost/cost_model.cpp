@@ -30,9 +30,12 @@ EngineCost engine_cost(const kernel::Instruction& instruction, const config::Par
       return scalar_cost(instruction, params, context);
     case kernel::Engine::kGpSimd:
       return gpsimd_cost(instruction, params, context);
-    default:
-      detail::unsupported(instruction, "engine_cost");
+    case kernel::Engine::kSync:
+    case kernel::Engine::kDma:
+    case kernel::Engine::kCollective:
+      break;
   }
+  detail::unsupported(instruction, "engine_cost");  // the ops above, or no op at all
 }
 
 }  // namespace trnsim::cost

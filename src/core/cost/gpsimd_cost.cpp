@@ -36,7 +36,27 @@ EngineCost gpsimd_cost(const kernel::Instruction& instruction, const config::Par
     case Opcode::kTensorPartitionReduce:
       passes = kPartitionReducePasses;
       break;
-    default:
+    case Opcode::kDmaCopy:
+    case Opcode::kDmaTranspose:
+    case Opcode::kNcMatmul:
+    case Opcode::kNcMatmulMx:
+    case Opcode::kNcTranspose:
+    case Opcode::kActivation:
+    case Opcode::kScalarTensorTensor:
+    case Opcode::kTensorReduce:
+    case Opcode::kTensorTensorScan:
+    case Opcode::kBnStats:
+    case Opcode::kBnAggr:
+    case Opcode::kReciprocal:
+    case Opcode::kExponential:
+    case Opcode::kSelect:
+    case Opcode::kCoreBarrier:
+    case Opcode::kAllReduce:
+    case Opcode::kAllGather:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+    case Opcode::kSend:
+    case Opcode::kRecv:
       detail::unsupported(instruction, "gpsimd_cost");
   }
   const kernel::AccessPattern& main =

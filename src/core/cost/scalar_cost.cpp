@@ -35,7 +35,31 @@ EngineCost scalar_cost(const kernel::Instruction& instruction, const config::Par
         per_element = 1.0 / scalar.bf16_speedup;
       }
       break;
-    default:
+    case kernel::Opcode::kDmaCopy:
+    case kernel::Opcode::kDmaTranspose:
+    case kernel::Opcode::kNcMatmul:
+    case kernel::Opcode::kNcMatmulMx:
+    case kernel::Opcode::kNcTranspose:
+    case kernel::Opcode::kTensorTensor:
+    case kernel::Opcode::kScalarTensorTensor:
+    case kernel::Opcode::kTensorReduce:
+    case kernel::Opcode::kTensorPartitionReduce:
+    case kernel::Opcode::kTensorTensorScan:
+    case kernel::Opcode::kMemset:
+    case kernel::Opcode::kIota:
+    case kernel::Opcode::kAffineSelect:
+    case kernel::Opcode::kBnStats:
+    case kernel::Opcode::kBnAggr:
+    case kernel::Opcode::kReciprocal:
+    case kernel::Opcode::kExponential:
+    case kernel::Opcode::kSelect:
+    case kernel::Opcode::kCoreBarrier:
+    case kernel::Opcode::kAllReduce:
+    case kernel::Opcode::kAllGather:
+    case kernel::Opcode::kReduceScatter:
+    case kernel::Opcode::kAllToAll:
+    case kernel::Opcode::kSend:
+    case kernel::Opcode::kRecv:
       detail::unsupported(instruction, "scalar_cost");
   }
   const bool slow = detail::any_slow_stride(instruction, params, {Slot::kDst, Slot::kSrc});

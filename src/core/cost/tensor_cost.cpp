@@ -125,9 +125,34 @@ EngineCost tensor_cost(const Instruction& instruction, const config::Params& par
       return matmul_cost(instruction, params, context);
     case Opcode::kNcTranspose:
       return transpose_cost(instruction, params, context);
-    default:
-      detail::unsupported(instruction, "tensor_cost");
+    case Opcode::kDmaCopy:
+    case Opcode::kDmaTranspose:
+    case Opcode::kActivation:
+    case Opcode::kTensorTensor:
+    case Opcode::kTensorScalar:
+    case Opcode::kScalarTensorTensor:
+    case Opcode::kTensorReduce:
+    case Opcode::kTensorPartitionReduce:
+    case Opcode::kTensorTensorScan:
+    case Opcode::kTensorCopy:
+    case Opcode::kMemset:
+    case Opcode::kIota:
+    case Opcode::kAffineSelect:
+    case Opcode::kBnStats:
+    case Opcode::kBnAggr:
+    case Opcode::kReciprocal:
+    case Opcode::kExponential:
+    case Opcode::kSelect:
+    case Opcode::kCoreBarrier:
+    case Opcode::kAllReduce:
+    case Opcode::kAllGather:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+    case Opcode::kSend:
+    case Opcode::kRecv:
+      break;
   }
+  detail::unsupported(instruction, "tensor_cost");  // the ops above, or no op at all
 }
 
 PeTile pe_tile(const Instruction& instruction, const config::Params& params) {
@@ -144,7 +169,31 @@ PeTile pe_tile(const Instruction& instruction, const config::Params& params) {
     case Opcode::kNcTranspose:
       row_source = &instruction.src();
       break;
-    default:
+    case Opcode::kDmaCopy:
+    case Opcode::kDmaTranspose:
+    case Opcode::kActivation:
+    case Opcode::kTensorTensor:
+    case Opcode::kTensorScalar:
+    case Opcode::kScalarTensorTensor:
+    case Opcode::kTensorReduce:
+    case Opcode::kTensorPartitionReduce:
+    case Opcode::kTensorTensorScan:
+    case Opcode::kTensorCopy:
+    case Opcode::kMemset:
+    case Opcode::kIota:
+    case Opcode::kAffineSelect:
+    case Opcode::kBnStats:
+    case Opcode::kBnAggr:
+    case Opcode::kReciprocal:
+    case Opcode::kExponential:
+    case Opcode::kSelect:
+    case Opcode::kCoreBarrier:
+    case Opcode::kAllReduce:
+    case Opcode::kAllGather:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+    case Opcode::kSend:
+    case Opcode::kRecv:
       detail::unsupported(instruction, "pe_tile");
   }
   if (instruction.engine != kernel::Engine::kTensor) detail::unsupported(instruction, "pe_tile");

@@ -146,7 +146,21 @@ EngineCost vector_cost(const Instruction& instruction, const config::Params& par
         extra += static_cast<std::uint64_t>(vector.min_ii_cycles);
       }
       break;
-    default:
+    case Opcode::kDmaCopy:
+    case Opcode::kDmaTranspose:
+    case Opcode::kNcMatmul:
+    case Opcode::kNcMatmulMx:
+    case Opcode::kActivation:
+    case Opcode::kTensorPartitionReduce:
+    case Opcode::kIota:
+    case Opcode::kAffineSelect:
+    case Opcode::kCoreBarrier:
+    case Opcode::kAllReduce:
+    case Opcode::kAllGather:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+    case Opcode::kSend:
+    case Opcode::kRecv:
       detail::unsupported(instruction, "vector_cost");
   }
   const bool slow =

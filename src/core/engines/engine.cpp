@@ -82,8 +82,7 @@ void Engine::trace(const QueuedInstruction& item, double slice_start_ns, const s
                    const sc_time& visible) const {
   const kernel::Instruction& instruction = item.instruction;
   const std::string where = core_.source().location(instruction);
-  const bool triggers = instruction.engine == kernel::Engine::kDma ||
-                        instruction.engine == kernel::Engine::kCollective;
+  const bool triggers = kernel::engine_info(instruction.engine).triggered;
   log::component("core").debug(
       "core {} {} #{} {}{}{}: start {:.3f} ns, end {:.3f} ns, {}, waited {:.3f} ns for {}",
       core_.pid(), kernel::engine_name(kind_), sequence_of(item.id),

@@ -126,7 +126,7 @@ class Engine : public sc_core::sc_module {
   /// The in-order stream of an instruction of `engine` on this engine's queue: one per engine;
   /// none (deps::kUnorderedStream) for DMAs and collectives, which complete out of order.
   std::uint32_t default_stream(kernel::Engine engine) const {
-    if (engine == kernel::Engine::kDma || engine == kernel::Engine::kCollective) {
+    if (kernel::engine_info(engine).triggered) {
       return deps::kUnorderedStream;
     }
     return static_cast<std::uint32_t>(unit());

@@ -33,8 +33,7 @@ void Engine::run_loop(Self& self) {
       const kernel::Instruction& instruction = item.instruction;
       // A DMA trigger does not wait for the DMA's data: the DMA waits for its own dependencies
       // (DmaDispatcher) while the trigger engine goes on with its next instruction.
-      const bool is_dma = instruction.engine == kernel::Engine::kDma ||
-                          instruction.engine == kernel::Engine::kCollective;
+      const bool is_dma = kernel::engine_info(instruction.engine).triggered;
       sc_core::sc_time deps_ready = sc_core::SC_ZERO_TIME;
       waited_on_ = kernel::Engine::kSync;
       waited_on_id_ = 0;
@@ -99,8 +98,7 @@ void Engine::commit_start(Self& self) {
   sc_core::sc_time visible;
 
   bool completes_later = false;
-  if (instruction.engine == kernel::Engine::kDma ||
-      instruction.engine == kernel::Engine::kCollective) {
+  if (kernel::engine_info(instruction.engine).triggered) {
     end = start + core_.issue_time();
     busy_ns = self.trigger_issued(start, end);
     core_.dma_dispatcher().count_trigger(instruction, unit(), item.id, end);

@@ -6,6 +6,7 @@
 #include "core/core_time.hpp"
 #include "core/engines/engine_run.hpp"
 #include "core/neuron_core.hpp"
+#include "kernel/opcodes.hpp"
 
 namespace trnsim::core {
 
@@ -22,7 +23,7 @@ bool same_pattern(const kernel::AccessPattern& a, const kernel::AccessPattern& b
 }
 
 bool is_matmul(const Instruction& instruction) {
-  return instruction.opcode == Opcode::kNcMatmul || instruction.opcode == Opcode::kNcMatmulMx;
+  return kernel::is_matmul(instruction.opcode);
 }
 
 }  // namespace
