@@ -244,8 +244,11 @@ void PacketMemorySystem::issue_packet(std::uint32_t engine_index, double time_ns
     item.max_done_ns = std::max(item.max_done_ns, written.done_ns);
   }
   transfer.first_packet_ns = std::min(transfer.first_packet_ns, time_ns);
-  if (observed())
-    report_packet(transfer, engine, packet, time_ns, read_done, reads_hbm, writes_hbm);
+  if (observed()) {
+    // The packet's slice is the time it occupies its engine; its HBM read (and the write after
+    // it) may complete later, while the engine moves the next packet.
+    report_packet(transfer, engine, packet, time_ns, time_ns + occupancy, reads_hbm, writes_hbm);
+  }
   fabric_tat = std::max(fabric_tat, time_ns) + packet.moved_bytes / core_bytes_per_ns_;
   if (reads_hbm) read_tat = std::max(read_tat, time_ns) + packet.src_bytes / port_bytes_per_ns_;
   if (writes_hbm) {
