@@ -22,7 +22,7 @@ inline constexpr std::size_t kMaxLogicalDims = kernel::kMaxPatternDims + 1;
 /// side (source or destination).
 struct SideMap {
   kernel::MemoryKind memory = kernel::MemoryKind::kHbm;
-  std::uint64_t fabric_prefix = 0;  ///< memory::encode(kind, space, 0)
+  std::uint64_t fabric_prefix = 0;  ///< address::encode(kind, space, 0)
   std::int64_t base = 0;            ///< local byte address of element 0
   std::uint32_t element_bytes = 1;
   std::uint8_t rank = 1;
@@ -68,7 +68,7 @@ struct TransferPlan {
   }
 };
 
-/// Builds the plan. `src_prefix`/`dst_prefix`: fabric address prefixes (memory::encode) of the
+/// Builds the plan. `src_prefix`/`dst_prefix`: fabric address prefixes (address::encode) of the
 /// memories the operands live in, chosen by the caller (which stack, which core).
 TransferPlan plan_transfer(const kernel::Instruction& instruction, const config::Params& params,
                            std::uint64_t src_prefix, std::uint64_t dst_prefix);

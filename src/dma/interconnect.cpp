@@ -1,6 +1,6 @@
 #include "dma/interconnect.hpp"
 
-#include "memory/address_map.hpp"
+#include "address/address_map.hpp"
 
 namespace trnsim::dma {
 
@@ -18,7 +18,7 @@ void Interconnect::add_route(kernel::MemoryKind memory, std::uint32_t space, int
 void Interconnect::b_transport(int /*from*/, tlm::tlm_generic_payload& payload,
                                sc_core::sc_time& delay) {
   const std::uint64_t address = payload.get_address();
-  const memory::FabricAddress target = memory::decode(address);
+  const address::FabricAddress target = address::decode(address);
   const auto kind = static_cast<std::size_t>(target.memory);
   if (kind >= routes_.size() || target.space >= routes_[kind].size() ||
       routes_[kind][target.space] < 0) {

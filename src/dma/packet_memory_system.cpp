@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "memory/address_map.hpp"
+#include "address/address_map.hpp"
 #include "memory/sim_time.hpp"
 #include "util/log.hpp"
 
@@ -88,10 +88,10 @@ double PacketMemorySystem::core_peak_bytes_per_ns() const {
 std::uint64_t PacketMemorySystem::fabric_prefix(const kernel::AccessPattern& pattern,
                                                 std::uint32_t pid) const {
   if (pattern.memory == MemoryKind::kHbm) {
-    return memory::encode(MemoryKind::kHbm, layout_.of_operand(pattern.space, pid), 0);
+    return address::encode(MemoryKind::kHbm, layout_.of_operand(pattern.space, pid), 0);
   }
   const std::uint32_t core = pattern.space < cores_ ? pattern.space : pid;
-  return memory::encode(pattern.memory, core, 0);
+  return address::encode(pattern.memory, core, 0);
 }
 
 void PacketMemorySystem::submit(std::uint32_t pid, std::uint64_t id,
@@ -226,7 +226,7 @@ void PacketMemorySystem::issue_packet(std::uint32_t engine_index, double time_ns
       engine.transport(false, packet.src_address, packet.src_bytes, time_ns);
   const double occupancy = packet.moved_bytes / (engine_bytes_per_ns_ * transfer.plan.efficiency);
   const double read_done = std::max(read.done_ns, time_ns + occupancy);
-  if (memory::decode(packet.dst_address).memory == MemoryKind::kHbm) {
+  if (address::decode(packet.dst_address).memory == MemoryKind::kHbm) {
     // HBM schedules on arrival: write when the read completes, in global time order.
     Event write;
     write.address = packet.dst_address;
@@ -275,9 +275,9 @@ void PacketMemorySystem::report_packet(Transfer& transfer, const DmaEngine& engi
                                        bool reads_hbm, bool writes_hbm) {
   // The stack a packet touches: HBM addresses carry it in their space field.
   std::int32_t stack = -1;
-  if (reads_hbm) stack = static_cast<std::int32_t>(memory::decode(packet.src_address).space);
+  if (reads_hbm) stack = static_cast<std::int32_t>(address::decode(packet.src_address).space);
   if (writes_hbm) {
-    const auto written = static_cast<std::int32_t>(memory::decode(packet.dst_address).space);
+    const auto written = static_cast<std::int32_t>(address::decode(packet.dst_address).space);
     stack = stack >= 0 && stack != written ? -1 : written;
   }
   // The transfer's stack: the one all its packets touch, else -1.

@@ -151,18 +151,6 @@ constexpr NameTable<CollectiveAlgorithm, 6> kAlgorithmNames{{
 
 }  // namespace
 
-std::string_view memory_kind_name(MemoryKind memory) {
-  switch (memory) {
-    case MemoryKind::kHbm:
-      return "hbm";
-    case MemoryKind::kSbuf:
-      return "sbuf";
-    case MemoryKind::kPsum:
-      return "psum";
-  }
-  return "?";
-}
-
 std::string_view opcode_name(Opcode op) {
   return static_cast<std::size_t>(op) < kOpcodeCount ? opcode_info(op).name : "?";
 }

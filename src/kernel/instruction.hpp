@@ -16,7 +16,7 @@
 namespace trnsim::kernel {
 
 /// "hbm", "sbuf", "psum" (kernel-format spelling of region.hpp's MemoryKind).
-std::string_view memory_kind_name(MemoryKind memory);
+using address::memory_kind_name;
 
 // ---------------------------------------------------------------------------------------------
 // Enumerations. Each has a *_name() returning the kernel-format spelling and, where the kernel

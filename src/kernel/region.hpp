@@ -11,9 +11,11 @@
 
 #include <cstdint>
 
+#include "address/memory_kind.hpp"
+
 namespace trnsim::kernel {
 
-enum class MemoryKind : std::uint8_t { kHbm = 0, kSbuf = 1, kPsum = 2 };
+using address::MemoryKind;
 
 struct Region {
   MemoryKind memory = MemoryKind::kHbm;

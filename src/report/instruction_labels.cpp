@@ -11,18 +11,6 @@ using kernel::Instruction;
 using kernel::MemoryKind;
 using kernel::Slot;
 
-std::string_view memory_name(MemoryKind memory) {
-  switch (memory) {
-    case MemoryKind::kHbm:
-      return "hbm";
-    case MemoryKind::kSbuf:
-      return "sbuf";
-    case MemoryKind::kPsum:
-      return "psum";
-  }
-  return "?";
-}
-
 MemoryTraffic memory_traffic(const Instruction& instruction) {
   MemoryTraffic traffic;
   for (std::size_t slot = 0; slot < kernel::kSlotCount; ++slot) {
@@ -101,7 +89,8 @@ void InstructionLabels::append_operand(TextBuffer& out, const AccessPattern& pat
     if (d > 0) out << ", ";
     out << shape[d];
   }
-  out << "] " << kernel::dtype_name(pattern.dtype) << ' ' << memory_name(pattern.memory);
+  out << "] " << kernel::dtype_name(pattern.dtype) << ' '
+      << kernel::memory_kind_name(pattern.memory);
 }
 
 void InstructionLabels::append_loop_values(TextBuffer& out, const kernel::SourceRef& source,

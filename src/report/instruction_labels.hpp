@@ -19,8 +19,6 @@
 
 namespace trnsim::report {
 
-std::string_view memory_name(kernel::MemoryKind memory);  ///< "hbm", "sbuf", "psum"
-
 /// Bytes an instruction reads and writes, by memory. Written: dst and reduce_dst; read: every
 /// other operand, and dst too for an accumulating nc_matmul(_mx).
 struct MemoryTraffic {

@@ -180,9 +180,10 @@ void DmaProfileWriter::dma(const core::DmaEvent& event) {
   labels_.append_loop_values(scratch_, event.source, " ");
   text_field(out, scratch_.view());
   out << kernel::engine_name(event.trigger) << ',' << static_cast<unsigned>(event.queue) << ','
-      << event.dma_engine << ',' << event.hbm_stack << ',' << memory_name(event.src_memory) << ','
-      << memory_name(event.dst_memory) << ',' << event.bytes << ',' << event.hbm_read_bytes << ','
-      << event.hbm_write_bytes << ',';
+      << event.dma_engine << ',' << event.hbm_stack << ','
+      << kernel::memory_kind_name(event.src_memory) << ','
+      << kernel::memory_kind_name(event.dst_memory) << ',' << event.bytes << ','
+      << event.hbm_read_bytes << ',' << event.hbm_write_bytes << ',';
   time_field(out, event.issue_ns);
   time_field(out, event.start_ns);
   time_field(out, event.end_ns);

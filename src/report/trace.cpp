@@ -423,8 +423,8 @@ void TraceWriter::dma(const core::DmaEvent& event) {
   out << ",\"trigger\":\"" << kernel::engine_name(event.trigger)
       << "\",\"queue\":" << static_cast<unsigned>(event.queue)
       << ",\"dma_engine\":" << event.dma_engine << ",\"hbm_stack\":" << event.hbm_stack
-      << ",\"src\":\"" << memory_name(event.src_memory) << "\",\"dst\":\""
-      << memory_name(event.dst_memory) << "\",\"bytes\":" << event.bytes
+      << ",\"src\":\"" << kernel::memory_kind_name(event.src_memory) << "\",\"dst\":\""
+      << kernel::memory_kind_name(event.dst_memory) << "\",\"bytes\":" << event.bytes
       << ",\"hbm_read_bytes\":" << event.hbm_read_bytes
       << ",\"hbm_write_bytes\":" << event.hbm_write_bytes << ",\"latency_ns\":";
   out.fixed3(event.start_ns - event.issue_ns) << ",\"achieved_gbps\":";

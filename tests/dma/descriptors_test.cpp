@@ -4,14 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include "address/address_map.hpp"
 #include "dma_test_support.hpp"
-#include "memory/address_map.hpp"
 
 namespace trnsim::dma::test {
 namespace {
 
-const std::uint64_t kHbm = memory::encode(MemoryKind::kHbm, 0, 0);
-const std::uint64_t kSbuf = memory::encode(MemoryKind::kSbuf, 0, 0);
+const std::uint64_t kHbm = address::encode(MemoryKind::kHbm, 0, 0);
+const std::uint64_t kSbuf = address::encode(MemoryKind::kSbuf, 0, 0);
 
 TransferPlan plan(const Instruction& instruction, const config::Params& params = {}) {
   const std::uint64_t src = instruction.src().on_chip() ? kSbuf : kHbm;

@@ -20,7 +20,7 @@ import tempfile
 
 # Lowest first; the blocks of one entry are one layer.
 LAYERS = [
-    ["util", "public-interfaces"],
+    ["util", "address", "public-interfaces"],
     ["config"],
     ["kernel"],
     ["core/cost", "core/deps", "memory", "fabric", "nki", "numerics"],

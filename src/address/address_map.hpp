@@ -7,9 +7,9 @@
 
 #include <cstdint>
 
-#include "kernel/region.hpp"
+#include "address/memory_kind.hpp"
 
-namespace trnsim::memory {
+namespace trnsim::address {
 
 inline constexpr unsigned kLocalAddressBits = 40;  ///< 1 TiB per stack / per on-chip memory
 inline constexpr unsigned kSpaceBits = 20;
@@ -17,22 +17,21 @@ inline constexpr std::uint64_t kLocalAddressMask = (std::uint64_t{1} << kLocalAd
 inline constexpr std::uint64_t kSpaceMask = (std::uint64_t{1} << kSpaceBits) - 1;
 
 struct FabricAddress {
-  kernel::MemoryKind memory = kernel::MemoryKind::kHbm;
+  MemoryKind memory = MemoryKind::kHbm;
   std::uint32_t space = 0;  ///< HBM: global stack index; SBUF/PSUM: global core index
   std::uint64_t local = 0;  ///< byte address inside that memory (< 2^40)
 };
 
-constexpr std::uint64_t encode(kernel::MemoryKind memory, std::uint32_t space,
-                               std::uint64_t local) {
+constexpr std::uint64_t encode(MemoryKind memory, std::uint32_t space, std::uint64_t local) {
   return (static_cast<std::uint64_t>(memory) << (kLocalAddressBits + kSpaceBits)) |
          ((static_cast<std::uint64_t>(space) & kSpaceMask) << kLocalAddressBits) |
          (local & kLocalAddressMask);
 }
 
 constexpr FabricAddress decode(std::uint64_t address) {
-  return {static_cast<kernel::MemoryKind>(address >> (kLocalAddressBits + kSpaceBits)),
+  return {static_cast<MemoryKind>(address >> (kLocalAddressBits + kSpaceBits)),
           static_cast<std::uint32_t>((address >> kLocalAddressBits) & kSpaceMask),
           address & kLocalAddressMask};
 }
 
-}  // namespace trnsim::memory
+}  // namespace trnsim::address
