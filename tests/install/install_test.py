@@ -111,6 +111,12 @@ def main(source, build, cxx):
         if not times[0] + 20000 <= times[1]:
             raise SystemExit(f"embed_example --fixed-hbm-ns 0 and 20000 give kernel times {times}: "
                              "the later one should be at least 20 us longer")
+        # A C++20 program builds against the package too (SystemC's headers as the library's).
+        run(f'cmake -S examples/embed -B build-embed20 -DCMAKE_PREFIX_PATH="$HOME/{PREFIX}" '
+            "-DCMAKE_CXX_STANDARD=20 && cmake --build build-embed20", scratch, env, show=False)
+        cxx20 = run(f"build-embed20/embed_example {KERNEL} trn2", scratch, env, show=False)
+        if cxx20 != embedded:
+            raise SystemExit("embed_example built as C++20 prints another output:\n" + cxx20)
         # Tracing through SimulateOptions::log: lines on stderr; a bad spec is InvalidInput.
         traced = subprocess.run(["build-embed/embed_example", KERNEL, "trn2", "--log", "dma=debug"],
                                 cwd=scratch, env=env, capture_output=True, text=True)
