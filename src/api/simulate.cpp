@@ -110,14 +110,13 @@ Simulation::~Simulation() = default;
 RunResult Simulation::result() {
   return detail::translating_errors([&] {
     State& state = *state_;
-    system::SimulationResult result;
-    try {
-      result = state.model->result();
-    } catch (const InputError&) {
+    if (const std::exception_ptr failure = state.model->failure()) {
+      state.model.reset();  // before anything is thrown (system::System::failure())
       collective::rethrow_if_failed(*state.collectives);  // its error explains the stop
-      throw;
+      std::rethrow_exception(failure);
     }
     collective::rethrow_if_failed(*state.collectives);
+    const system::SimulationResult result = state.model->result();
     RunResult run;
     run.statistics = report::run_statistics(result, state.loaded().params, state.info);
     if (!state.collectives->operations.empty()) {

@@ -140,6 +140,8 @@ class CollectiveSystem : public sc_core::sc_module,
     std::deque<std::vector<Member>> pending;  ///< k - started -> members so far
   };
 
+  /// The process (an SC_METHOD): handles every event due now, then waits for the next or for
+  /// new work.
   void run();
   void fail(const std::string& where, const std::string& message);
   void join_group(Member member, std::span<const std::uint32_t> group);

@@ -79,17 +79,24 @@ System::System(const config::Params& params, std::uint32_t cores, const SourceFa
 
 System::~System() = default;
 
-SimulationResult System::result() const {
-  SimulationResult result;
+std::exception_ptr System::failure() const {
   for (const NeuronCore* core : cores_) {
-    if (core->error()) std::rethrow_exception(core->error());
+    if (core->error()) return core->error();
   }
   for (const NeuronCore* core : cores_) {
     if (!core->finished()) {
-      throw InputError("kernel", "core " + std::to_string(core->stats().pid) +
-                                     " never finished: it waits at a core_barrier or collective "
-                                     "that not every core of its group reaches");
+      return std::make_exception_ptr(
+          InputError("kernel", "core " + std::to_string(core->stats().pid) +
+                                   " never finished: it waits at a core_barrier or collective "
+                                   "that not every core of its group reaches"));
     }
+  }
+  return nullptr;
+}
+
+SimulationResult System::result() const {
+  SimulationResult result;
+  for (const NeuronCore* core : cores_) {
     result.cores.push_back(core->stats());
     result.kernel_ns = std::max(result.kernel_ns, core->stats().end_ns);
     result.instructions += core->stats().instructions;
@@ -106,10 +113,17 @@ SimulationResult simulate(const config::Params& params, std::uint32_t cores,
                           const CollectiveBackendFactory& make_collectives,
                           const DmaObserver& dma_observer, RunAhead run_ahead,
                           const ExecuteHook& execute) {
-  const System system(params, cores, make_source, observer, make_collectives, dma_observer,
-                      run_ahead, execute);
-  sc_core::sc_start();
-  return system.result();
+  std::exception_ptr failure;
+  SimulationResult result;
+  {
+    const System system(params, cores, make_source, observer, make_collectives, dma_observer,
+                        run_ahead, execute);
+    sc_core::sc_start();
+    failure = system.failure();
+    if (!failure) result = system.result();
+  }  // the model is gone before anything is thrown (System::failure())
+  if (failure) std::rethrow_exception(failure);
+  return result;
 }
 
 }  // namespace trnsim::system

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -79,9 +80,13 @@ class System {
   System(const System&) = delete;
   System& operator=(const System&) = delete;
 
-  /// The statistics of the run that ended. Rethrows the first InputError raised while walking a
-  /// program; throws InputError if a core never finished (a barrier or collective not every
-  /// core of its group reached).
+  /// Why the run that ended failed, or null: the first InputError raised while walking a
+  /// program, or an InputError if a core never finished (a barrier or collective not every core
+  /// of its group reached). Returned, not thrown, so that callers destroy the model before they
+  /// throw it: with SystemC's coroutines, AddressSanitizer cannot clean the stack frames an
+  /// exception unwinds, and the modules' destructors would then run over their stale redzones.
+  std::exception_ptr failure() const;
+  /// The statistics of the run that ended (requires failure() to be null).
   SimulationResult result() const;
 
  private:
