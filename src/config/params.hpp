@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -667,6 +668,11 @@ struct HbmParams {
   double t_rtw_ns = 4;
   double controller_latency_ns = 50;
   int queue_depth = 64;
+
+  /// Capacity of one stack in bytes (stack_capacity_gib x 2^30, rounded to the nearest byte).
+  std::uint64_t stack_capacity_bytes() const {
+    return static_cast<std::uint64_t>(std::llround(stack_capacity_gib * 1024.0 * 1024.0 * 1024.0));
+  }
 
   /// Time one channel needs to transfer one burst at its share of the stack bandwidth, in ns.
   double burst_ns() const { return burst_bytes / (stack_bandwidth_gbps / channels_per_stack); }

@@ -46,8 +46,7 @@ PacketMemorySystem::PacketMemorySystem(sc_core::sc_module_name name, const confi
     spec.stack = s;
     spec.chip = s / layout_.stacks_per_chip();
     spec.peak_bandwidth_gbps = params.hbm.stack_bandwidth_gbps;
-    spec.capacity_bytes =
-        static_cast<std::uint64_t>(params.hbm.stack_capacity_gib * 1024.0 * 1024.0 * 1024.0);
+    spec.capacity_bytes = params.hbm.stack_capacity_bytes();
     spec.max_transaction_bytes = static_cast<std::uint32_t>(std::max(1, params.dma.packet_bytes));
     stacks_.push_back(make_stack(stack_name.c_str(), spec));
     if (!stacks_.back()) {

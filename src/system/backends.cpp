@@ -16,9 +16,6 @@ namespace trnsim::system {
 
 namespace {
 
-/// hbm.model's built-in value: the model every config names.
-constexpr const char* kBuiltinHbmModel = "banked";
-
 struct Registry {
   std::map<std::string, DmaModel> dma;
   std::map<std::string, HbmModel> hbm;
@@ -44,9 +41,9 @@ Registry builtins() {
                                 return std::make_unique<dma::TransferLevelDma>(params, cores);
                               },
                               false};
-  registry.hbm[kBuiltinHbmModel] = [](sc_core::sc_module_name name, const HbmTargetSpec& spec,
-                                      const config::Params& params) {
-    return memory::banked_stacks(params.hbm)(name, spec);
+  registry.hbm["banked"] = [](sc_core::sc_module_name name, const HbmTargetSpec& /*spec*/,
+                              const config::Params& params) {
+    return std::make_unique<memory::HbmStack>(name, params.hbm);
   };
   registry.hbm["ideal"] = [](sc_core::sc_module_name name, const HbmTargetSpec& /*spec*/,
                              const config::Params& params) {
@@ -103,7 +100,8 @@ std::unique_ptr<core::DmaBackend> build_memory_system(const config::Params& para
                                                       std::uint32_t cores) {
   const DmaModel& dma = find_model(registry().dma, params, "dma.model", params.dma.model);
   const HbmModel& hbm = find_model(registry().hbm, params, "hbm.model", params.hbm.model);
-  if (!dma.uses_hbm_model && params.hbm.model != kBuiltinHbmModel) {
+  // A model without HBM targets has the default model's timing built in.
+  if (!dma.uses_hbm_model && params.hbm.model != config::HbmParams{}.model) {
     throw InputError("config '" + params.name + "': hbm.model",
                      "an HBM model only under dma.model = packet (the " + params.dma.model +
                          " model computes HBM time itself), found hbm.model = '" +
