@@ -34,10 +34,13 @@ class FixedLatencyHbm : public trnsim::HbmTarget {
 
   tlm::tlm_target_socket<>& target_socket() override { return socket; }
 
-  nlohmann::json statistics(double /*elapsed_ns*/) const override {
-    if (requests_ == 0) return nullptr;
-    return {
-        {"requests", requests_}, {"bytes", bytes_}, {"latency_ns", latency_.to_seconds() * 1e9}};
+  // Its statistics appear in memory_system.hbm.stacks[] (trnsim/stats.hpp): names carry their
+  // units.
+  void add_statistics(trnsim::stats::Group& stack, double /*elapsed_ns*/) const override {
+    if (requests_ == 0) return;
+    stack.add("requests", requests_, trnsim::stats::Unit::kCount);
+    stack.add("bytes", bytes_, trnsim::stats::Unit::kBytes);
+    stack.add("latency_ns", latency_.to_seconds() * 1e9, trnsim::stats::Unit::kNs);
   }
 
  private:

@@ -26,9 +26,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <systemc>
 #include <tlm>
+
+#include "trnsim/stats.hpp"
 
 namespace trnsim {
 
@@ -63,10 +64,11 @@ class HbmTarget : public sc_core::sc_module {
   /// The socket the fabric binds (e.g. a tlm_utils::simple_target_socket member).
   virtual tlm::tlm_target_socket<>& target_socket() = 0;
 
-  /// What the target did, for `hbm.stacks[]` of the statistics (docs/outputs.md), with units in
-  /// the key names; null if it served no transaction (the stack is then left out). The memory
-  /// system adds `stack` and `cores`; `elapsed_ns` is the run's duration, for rates.
-  virtual nlohmann::json statistics(double elapsed_ns) const = 0;
+  /// Adds what the target did to `stack`, its element of `memory_system.hbm.stacks` in the
+  /// statistics (docs/outputs.md; trnsim/stats.hpp); nothing if it served no transaction (the
+  /// stack is then left out). The memory system adds `stack` and `cores`; `elapsed_ns` is the
+  /// run's duration, for rates.
+  virtual void add_statistics(stats::Group& stack, double elapsed_ns) const = 0;
 };
 
 /// Builds the target of one stack; `name` is its SystemC name ("hbm0"), to pass to HbmTarget's

@@ -116,12 +116,12 @@ RunResult Simulation::result() {
       std::rethrow_exception(failure);
     }
     collective::rethrow_if_failed(*state.collectives);
-    const system::SimulationResult result = state.model->result();
+    system::SimulationResult result = state.model->result();
+    if (!state.collectives->operations.empty()) {
+      collective::add_statistics(result.statistics.group("collectives"), *state.collectives);
+    }
     RunResult run;
     run.statistics = report::run_statistics(result, state.loaded().params, state.info);
-    if (!state.collectives->operations.empty()) {
-      run.statistics["collectives"] = collective::statistics(*state.collectives);
-    }
     state.outputs.add_source_lines(run.statistics, result.kernel_ns);
     state.outputs.finish(run.statistics, result.kernel_ns);
     run.kernel_ns = result.kernel_ns;

@@ -103,10 +103,10 @@ void register_run_command(CLI::App& app, CommandContext& context) {
     }
     collective::rethrow_if_failed(*collectives);
     progress.finish(result.instructions);
-    nlohmann::json stats = report::run_statistics(result, loaded.config.params, info);
     if (!collectives->operations.empty()) {
-      stats["collectives"] = collective::statistics(*collectives);
+      collective::add_statistics(result.statistics.group("collectives"), *collectives);
     }
+    nlohmann::json stats = report::run_statistics(result, loaded.config.params, info);
     const bool expectations_met = numerics ? numerics->finish(stats) : true;
     outputs.add_source_lines(stats, result.kernel_ns);
     outputs.finish(stats, result.kernel_ns);

@@ -99,7 +99,9 @@ class DirectDmaBackend final : public core::DmaBackend {
       pool_.add(params.hbm.stack_bandwidth_gbps, fmt::format("hbm{}", stack));
     }
   }
-  nlohmann::json statistics(double /*elapsed_ns*/) const override { return {{"model", "direct"}}; }
+  void add_statistics(stats::Group& memory_system, double /*elapsed_ns*/) const override {
+    memory_system.add("model", "direct", stats::Unit::kText);
+  }
   void submit(std::uint32_t pid, std::uint64_t id, const kernel::Instruction& instruction,
               core::DmaClient& client) override {
     const double now = sc_core::sc_time_stamp().to_seconds() * 1e9;

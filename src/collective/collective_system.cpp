@@ -96,26 +96,32 @@ void rethrow_if_failed(const CollectiveLog& log) {
   if (log.error) std::rethrow_exception(log.error);
 }
 
-nlohmann::json statistics(const CollectiveLog& log) {
-  nlohmann::json operations = nlohmann::json::array();
+void add_statistics(stats::Group& collectives, const CollectiveLog& log) {
+  using stats::Unit;
+  collectives.add("fabric", log.fabric, Unit::kText);
+  std::deque<stats::Group>& operations = collectives.list("operations");
   for (const OperationRecord& r : log.operations) {
-    operations.push_back({{"operation", operation_name(r.operation)},
-                          {"algorithm_requested", kernel::collective_algorithm_name(r.requested)},
-                          {"algorithm", kernel::collective_algorithm_name(r.algorithm)},
-                          {"ranks", r.ranks},
-                          {"bytes", r.bytes},
-                          {"steps", r.steps},
-                          {"messages", r.messages},
-                          {"joined_ns", r.joined_ns},
-                          {"start_ns", r.start_ns},
-                          {"end_ns", r.end_ns},
-                          {"time_ns", r.end_ns - r.joined_ns}});
+    stats::Group& operation = operations.emplace_back("operations");
+    operation.add("operation", operation_name(r.operation), Unit::kText);
+    operation.add("algorithm_requested", kernel::collective_algorithm_name(r.requested),
+                  Unit::kText);
+    operation.add("algorithm", kernel::collective_algorithm_name(r.algorithm), Unit::kText);
+    operation.add("ranks", r.ranks, Unit::kCount);
+    operation.add("bytes", r.bytes, Unit::kBytes);
+    operation.add("steps", r.steps, Unit::kCount);
+    operation.add("messages", r.messages, Unit::kCount);
+    operation.add("joined_ns", r.joined_ns, Unit::kNs);
+    operation.add("start_ns", r.start_ns, Unit::kNs);
+    operation.add("end_ns", r.end_ns, Unit::kNs);
+    operation.add("time_ns", r.end_ns - r.joined_ns, Unit::kNs);
   }
-  nlohmann::json links = nlohmann::json::array();
+  std::deque<stats::Group>& servers = collectives.list("servers");
   for (const LinkUse& link : log.links) {
-    links.push_back({{"name", link.name}, {"bytes", link.bytes}, {"busy_ns", link.busy_ns}});
+    stats::Group& server = servers.emplace_back("servers");
+    server.add("name", link.name, Unit::kText);
+    server.add("bytes", link.bytes, Unit::kBytes);
+    server.add("busy_ns", link.busy_ns, Unit::kNs);
   }
-  return {{"fabric", log.fabric}, {"operations", operations}, {"servers", links}};
 }
 
 CollectiveSystem::CollectiveSystem(sc_core::sc_module_name name, const config::Params& params,

@@ -65,8 +65,9 @@ struct CollectiveLog {
 
 /// Rethrows the InputError recorded in `log`, if any.
 void rethrow_if_failed(const CollectiveLog& log);
-/// The log as JSON (statistics "collectives" section).
-nlohmann::json statistics(const CollectiveLog& log);
+/// Adds the log to `collectives`, the statistics' "collectives" group (docs/outputs.md):
+/// the fabric, the operations and the servers' (links') use.
+void add_statistics(stats::Group& collectives, const CollectiveLog& log);
 
 class CollectiveSystem : public sc_core::sc_module,
                          public core::CollectiveBackend,

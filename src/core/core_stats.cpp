@@ -2,11 +2,91 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
 #include <utility>
+
+#include "util/percent.hpp"
 
 namespace trnsim::core {
 
 namespace {
+
+using stats::Unit;
+using EngineKind = kernel::Engine;
+using util::percent;
+
+void add_engine_statistics(stats::Group& out, const EngineStats& engine, double kernel_ns) {
+  out.add("instructions", engine.instructions, Unit::kCount);
+  out.add("active_ns", engine.active_ns, Unit::kNs);
+  out.add("active_pct", percent(engine.active_ns, kernel_ns), Unit::kPercent);
+  // An engine runs at its full rate while it executes: its utilisation is its active share.
+  // The DMA row's is its bandwidth utilisation (add_dma_statistics()).
+  out.add("utilisation_pct", percent(engine.active_ns, kernel_ns), Unit::kPercent);
+  out.add("dependency_wait_ns", engine.wait_ns(), Unit::kNs);
+  out.add("dependency_wait_pct", percent(engine.wait_ns(), kernel_ns), Unit::kPercent);
+  stats::Group& by_producer = out.group("dependency_wait_by_producer_ns");
+  for (std::size_t i = 0; i < engine.wait_ns_by_producer.size(); ++i) {
+    if (engine.wait_ns_by_producer[i] > 0) {
+      by_producer.add(kernel::engine_name(static_cast<EngineKind>(i)),
+                      engine.wait_ns_by_producer[i], Unit::kNs);
+    }
+  }
+  out.add("port_wait_ns", engine.port_wait_ns, Unit::kNs);
+  stats::Group& ops = out.group("instructions_by_op");
+  for (std::size_t op = 0; op < engine.op_counts.size(); ++op) {
+    if (engine.op_counts[op] > 0) {
+      ops.add(kernel::opcode_name(static_cast<kernel::Opcode>(op)), engine.op_counts[op],
+              Unit::kCount);
+    }
+  }
+}
+
+/// A resource a core's DMAs pass through (every DMA the DMA engines; HBM reads and writes the
+/// HBM port of their direction), with the bytes it carried and its peak rate.
+struct DmaResource {
+  const char* name;
+  std::uint64_t bytes;
+  double peak_gbps;  ///< GB/s = bytes per ns
+};
+
+std::array<DmaResource, 3> dma_resources(const CoreStats& core, const config::Params& params) {
+  const config::DmaParams& dma = params.dma;
+  return {{{"dma_engines", core.dma_bytes,
+            std::min(dma.engines_per_core * dma.engine_bandwidth_gbps, dma.core_bandwidth_gbps)},
+           {"hbm_read_port", core.hbm_read_bytes, dma.hbm_port_bandwidth_gbps},
+           {"hbm_write_port", core.hbm_write_bytes, dma.hbm_port_bandwidth_gbps}}};
+}
+
+/// The core's "dma" statistics; returns its utilisation, comparable with an engine's active
+/// share: that of its busiest resource, the share of the kernel time the resource needs to
+/// carry its bytes at its peak rate.
+double add_dma_statistics(stats::Group& out, const CoreStats& core, const config::Params& params,
+                          double kernel_ns) {
+  out.add("transfers", core.dma_transfers, Unit::kCount);
+  out.add("bytes", core.dma_bytes, Unit::kBytes);
+  out.add("active_pct",
+          percent(core.engines[static_cast<std::size_t>(EngineKind::kDma)].active_ns, kernel_ns),
+          Unit::kPercent);
+  out.add("achieved_gbps", kernel_ns > 0 ? core.dma_bytes / kernel_ns : 0.0, Unit::kGbps);
+  stats::Group& resources = out.group("resources");
+  std::string busiest = "dma_engines";
+  double busiest_pct = 0;
+  for (const DmaResource& resource : dma_resources(core, params)) {
+    const double needed_ns = resource.peak_gbps > 0 ? resource.bytes / resource.peak_gbps : 0.0;
+    const double pct = percent(needed_ns, kernel_ns);
+    stats::Group& group = resources.group(resource.name);
+    group.add("bytes", resource.bytes, Unit::kBytes);
+    group.add("peak_gbps", resource.peak_gbps, Unit::kGbps);
+    group.add("utilisation_pct", pct, Unit::kPercent);
+    if (pct > busiest_pct) {
+      busiest_pct = pct;
+      busiest = resource.name;
+    }
+  }
+  out.add("utilisation_pct", busiest_pct, Unit::kPercent);
+  out.add("busiest_resource", busiest, Unit::kText);
+  return busiest_pct;
+}
 
 constexpr ConcurrentUnitTime::Ticks kEndOfTime = std::numeric_limits<std::uint64_t>::max();
 
@@ -166,6 +246,35 @@ void ConcurrentUnitTime::publish() {
   for (std::size_t producer = 0; producer < wait_ticks_.size(); ++producer) {
     stats_.wait_ns_by_producer[producer] = to_ns(wait_ticks_[producer]);
   }
+}
+
+void add_statistics(stats::Group& core, const CoreStats& counters, const config::Params& params,
+                    double kernel_ns) {
+  core.add("pid", counters.pid, Unit::kIndex);
+  core.add("instructions", counters.instructions, Unit::kCount);
+  core.add("end_ns", counters.end_ns, Unit::kNs);
+  stats::Group& engines = core.group("engines");
+  for (EngineKind unit : kReportedUnits) {
+    add_engine_statistics(engines.group(kernel::engine_name(unit)),
+                          counters.engines[static_cast<std::size_t>(unit)], kernel_ns);
+  }
+  const double seconds = kernel_ns * 1e-9;
+  stats::Group& tensor = core.group("tensor");
+  tensor.add("flops", counters.matmul_flops, Unit::kCount);
+  tensor.add("achieved_tflops", seconds > 0 ? counters.matmul_flops / seconds / 1e12 : 0.0,
+             Unit::kTflops);
+  tensor.add("peak_bf16_tflops", params.peak_bf16_flops_per_core() / 1e12, Unit::kTflops);
+  tensor.add("ideal_ns", counters.tensor_ideal_ns, Unit::kNs);
+  tensor.add("mfu_pct", percent(counters.tensor_ideal_ns, kernel_ns), Unit::kPercent);
+  tensor.add("throttled_ns", counters.throttled_ns, Unit::kNs);
+  const std::uint64_t hbm_bytes = counters.hbm_read_bytes + counters.hbm_write_bytes;
+  stats::Group& hbm = core.group("hbm");
+  hbm.add("read_bytes", counters.hbm_read_bytes, Unit::kBytes);
+  hbm.add("write_bytes", counters.hbm_write_bytes, Unit::kBytes);
+  hbm.add("achieved_gbps", kernel_ns > 0 ? hbm_bytes / kernel_ns : 0.0, Unit::kGbps);
+  const double dma_utilisation = add_dma_statistics(core.group("dma"), counters, params, kernel_ns);
+  engines.group(kernel::engine_name(EngineKind::kDma))
+      .add("utilisation_pct", dma_utilisation, Unit::kPercent);
 }
 
 }  // namespace trnsim::core

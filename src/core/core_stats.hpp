@@ -12,7 +12,9 @@
 #include <deque>
 #include <vector>
 
+#include "config/params.hpp"
 #include "kernel/instruction.hpp"
+#include "trnsim/stats.hpp"
 
 namespace trnsim::core {
 
@@ -212,5 +214,18 @@ struct CoreStats {
   std::uint64_t dma_bytes = 0;
   double throttled_ns = 0;  ///< extra TensorE time caused by throttling
 };
+
+/// The units whose time a core's statistics report, in report order: the engines, the DMA and
+/// the collectives.
+inline constexpr std::array<kernel::Engine, 7> kReportedUnits{
+    kernel::Engine::kTensor,    kernel::Engine::kVector, kernel::Engine::kScalar,
+    kernel::Engine::kGpSimd,    kernel::Engine::kSync,   kernel::Engine::kDma,
+    kernel::Engine::kCollective};
+
+/// Adds a core's statistics to `core`, an element of the statistics' `cores`
+/// (docs/outputs.md): pid, instructions, end_ns, per unit (`engines`), `tensor`, `hbm`, `dma`.
+/// Shares and rates are over `kernel_ns`; peaks come from `params`.
+void add_statistics(stats::Group& core, const CoreStats& counters, const config::Params& params,
+                    double kernel_ns);
 
 }  // namespace trnsim::core

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "kernel/instruction.hpp"
+#include "trnsim/stats.hpp"
 
 namespace trnsim::core {
 
@@ -100,10 +101,16 @@ class DmaBackend {
     throw std::logic_error("DmaBackend::submit_ahead: this backend does not accept it");
   }
 
-  /// What the memory system did, for `memory_system` of the statistics (docs/outputs.md): "model",
-  /// "dma" per core and "hbm" per stack, units in the key names. `elapsed_ns`: the run's duration,
-  /// for achieved bandwidths.
-  virtual nlohmann::json statistics(double elapsed_ns) const = 0;
+  /// Adds what the memory system did to `memory_system` of the statistics (docs/outputs.md):
+  /// "model", "dma" per core and "hbm" per stack. `elapsed_ns`: the run's duration, for
+  /// achieved bandwidths (0: until the last DMA completed).
+  virtual void add_statistics(stats::Group& memory_system, double elapsed_ns) const = 0;
+  /// The same, rendered.
+  nlohmann::json statistics(double elapsed_ns = 0) const {
+    stats::Group memory_system("memory_system");
+    add_statistics(memory_system, elapsed_ns);
+    return memory_system.to_json();
+  }
 
   /// Where this backend reports DmaEvents (empty = nowhere). Set before the simulation starts.
   void set_observer(DmaObserver observer) { observer_ = std::move(observer); }

@@ -4,72 +4,81 @@
 
 namespace trnsim::dma {
 
-nlohmann::json core_dma_json(std::uint32_t pid, const CoreDmaStats& stats,
+using stats::Unit;
+
+void add_core_dma_statistics(stats::Group& core, std::uint32_t pid, const CoreDmaStats& stats,
                              const OnChipBytes& on_chip, double peak_bytes_per_ns,
                              std::uint32_t engines, std::optional<std::uint64_t> packets) {
   const double achieved =
       stats.active_ns > 0 ? static_cast<double>(stats.bytes) / stats.active_ns : 0;
-  nlohmann::json queues = nlohmann::json::array();
+  core.add("core", pid, Unit::kIndex);
+  core.add("transfers", stats.transfers, Unit::kCount);
+  core.add("bytes", stats.bytes, Unit::kBytes);
+  core.add("descriptors", stats.descriptors, Unit::kCount);
+  if (packets) core.add("packets", *packets, Unit::kCount);
+  core.add("active_ns", stats.active_ns, Unit::kNs);
+  core.add("achieved_bandwidth_gbps", achieved, Unit::kGbps);
+  core.add("efficiency_pct", percent(achieved, peak_bytes_per_ns), Unit::kPercent);
+  core.add("engine_busy_pct", percent(stats.engine_busy_ns, stats.active_ns * engines),
+           Unit::kPercent);
+  core.add("sbuf_read_bytes", on_chip.sbuf_read, Unit::kBytes);
+  core.add("sbuf_write_bytes", on_chip.sbuf_write, Unit::kBytes);
+  core.add("psum_read_bytes", on_chip.psum_read, Unit::kBytes);
+  core.add("psum_write_bytes", on_chip.psum_write, Unit::kBytes);
+  std::deque<stats::Group>& queues = core.list("queues");
   for (std::size_t q = 0; q < stats.queues.size(); ++q) {
     const QueueStats& queue = stats.queues[q];
     if (queue.transfers == 0) continue;
-    queues.push_back({{"queue", q},
-                      {"transfers", queue.transfers},
-                      {"bytes", queue.bytes},
-                      {"active_ns", queue.active_ns}});
+    stats::Group& element = queues.emplace_back("queues");
+    element.add("queue", q, Unit::kIndex);
+    element.add("transfers", queue.transfers, Unit::kCount);
+    element.add("bytes", queue.bytes, Unit::kBytes);
+    element.add("active_ns", queue.active_ns, Unit::kNs);
   }
-  nlohmann::json core = {{"core", pid},
-                         {"transfers", stats.transfers},
-                         {"bytes", stats.bytes},
-                         {"descriptors", stats.descriptors}};
-  if (packets) core["packets"] = *packets;
-  core["active_ns"] = stats.active_ns;
-  core["achieved_bandwidth_gbps"] = achieved;
-  core["efficiency_pct"] = percent(achieved, peak_bytes_per_ns);
-  core["engine_busy_pct"] = percent(stats.engine_busy_ns, stats.active_ns * engines);
-  core["sbuf_read_bytes"] = on_chip.sbuf_read;
-  core["sbuf_write_bytes"] = on_chip.sbuf_write;
-  core["psum_read_bytes"] = on_chip.psum_read;
-  core["psum_write_bytes"] = on_chip.psum_write;
-  core["queues"] = queues;
-  return core;
 }
 
-nlohmann::json rate_model_statistics(std::string_view model, double elapsed_ns,
-                                     double core_peak_bytes_per_ns, std::uint32_t engines,
-                                     const std::vector<CoreDmaStats>& cores,
-                                     const std::vector<OnChipBytes>& on_chip,
-                                     const std::vector<StackBytes>& stacks,
-                                     const StackLayout& layout, double stack_peak_gbps) {
-  nlohmann::json core_list = nlohmann::json::array();
+std::vector<std::uint64_t> cores_served(const StackLayout& layout, std::uint32_t cores,
+                                        std::uint32_t stack) {
+  std::vector<std::uint64_t> served;
+  for (std::uint32_t pid = 0; pid < cores; ++pid) {
+    if (layout.home(pid) == stack) served.push_back(pid);
+  }
+  return served;
+}
+
+void add_rate_model_statistics(stats::Group& memory_system, std::string_view model,
+                               double elapsed_ns, double core_peak_bytes_per_ns,
+                               std::uint32_t engines, const std::vector<CoreDmaStats>& cores,
+                               const std::vector<OnChipBytes>& on_chip,
+                               const std::vector<StackBytes>& stacks, const StackLayout& layout,
+                               double stack_peak_gbps) {
+  memory_system.add("model", model, Unit::kText);
+  stats::Group& dma = memory_system.group("dma");
+  dma.add("peak_bandwidth_per_core_gbps", core_peak_bytes_per_ns, Unit::kGbps);
+  std::deque<stats::Group>& core_list = dma.list("cores");
   for (std::uint32_t pid = 0; pid < cores.size(); ++pid) {
     if (cores[pid].transfers == 0) continue;
-    core_list.push_back(core_dma_json(pid, cores[pid], on_chip[pid], core_peak_bytes_per_ns,
-                                      engines, std::nullopt));
+    add_core_dma_statistics(core_list.emplace_back("cores"), pid, cores[pid], on_chip[pid],
+                            core_peak_bytes_per_ns, engines, std::nullopt);
   }
-  nlohmann::json out;
-  out["model"] = std::string(model);
-  out["dma"] = {{"peak_bandwidth_per_core_gbps", core_peak_bytes_per_ns}, {"cores", core_list}};
-  nlohmann::json stack_list = nlohmann::json::array();
+  stats::Group& hbm = memory_system.group("hbm");
+  hbm.add("elapsed_ns", elapsed_ns, Unit::kNs);
+  std::deque<stats::Group>& stack_list = hbm.list("stacks");
   for (std::uint32_t s = 0; s < stacks.size(); ++s) {
     const StackBytes& stack = stacks[s];
     if (stack.read + stack.write == 0) continue;
-    nlohmann::json served = nlohmann::json::array();
-    for (std::uint32_t pid = 0; pid < cores.size(); ++pid) {
-      if (layout.home(pid) == s) served.push_back(pid);
-    }
     const auto bytes = static_cast<double>(stack.read + stack.write);
     const double achieved = elapsed_ns > 0 ? bytes / elapsed_ns : 0;
-    stack_list.push_back({{"stack", s},
-                          {"cores", served},
-                          {"read_bytes", stack.read},
-                          {"write_bytes", stack.write},
-                          {"achieved_bandwidth_gbps", achieved},
-                          {"peak_bandwidth_gbps", stack_peak_gbps},
-                          {"utilization_pct", percent(achieved, stack_peak_gbps)}});
+    stats::Group& element = stack_list.emplace_back("stacks");
+    element.add("stack", s, Unit::kIndex);
+    element.add("cores", cores_served(layout, static_cast<std::uint32_t>(cores.size()), s),
+                Unit::kIndex);
+    element.add("read_bytes", stack.read, Unit::kBytes);
+    element.add("write_bytes", stack.write, Unit::kBytes);
+    element.add("achieved_bandwidth_gbps", achieved, Unit::kGbps);
+    element.add("peak_bandwidth_gbps", stack_peak_gbps, Unit::kGbps);
+    element.add("utilization_pct", percent(achieved, stack_peak_gbps), Unit::kPercent);
   }
-  out["hbm"] = {{"elapsed_ns", elapsed_ns}, {"stacks", stack_list}};
-  return out;
 }
 
 void trace_plan(std::string_view model, std::uint32_t pid, std::uint64_t id, std::uint64_t bytes,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dma/stack_layout.hpp"
+#include "trnsim/stats.hpp"
 #include "util/percent.hpp"
 
 namespace trnsim::dma {
@@ -42,9 +43,9 @@ struct OnChipBytes {
   std::uint64_t psum_write = 0;
 };
 
-/// One element of `memory_system.dma.cores`. `peak_bytes_per_ns`: the core's DMA peak;
+/// Adds one element of `memory_system.dma.cores`. `peak_bytes_per_ns`: the core's DMA peak;
 /// `packets`: included when the model counts them.
-nlohmann::json core_dma_json(std::uint32_t pid, const CoreDmaStats& stats,
+void add_core_dma_statistics(stats::Group& core, std::uint32_t pid, const CoreDmaStats& stats,
                              const OnChipBytes& on_chip, double peak_bytes_per_ns,
                              std::uint32_t engines, std::optional<std::uint64_t> packets);
 
@@ -54,15 +55,20 @@ struct StackBytes {
   std::uint64_t write = 0;
 };
 
-/// `memory_system` of a rate model (`model`: "transfer" or "flow"): "dma" per core that ran
-/// DMAs, "hbm" per stack that moved bytes (its cores by `layout`, achieved over `elapsed_ns`
-/// against `stack_peak_gbps`). The packet model's form adds packets, channels and row buffers.
-nlohmann::json rate_model_statistics(std::string_view model, double elapsed_ns,
-                                     double core_peak_bytes_per_ns, std::uint32_t engines,
-                                     const std::vector<CoreDmaStats>& cores,
-                                     const std::vector<OnChipBytes>& on_chip,
-                                     const std::vector<StackBytes>& stacks,
-                                     const StackLayout& layout, double stack_peak_gbps);
+/// Adds `memory_system` of a rate model (`model`: "transfer" or "flow"): "dma" per core that
+/// ran DMAs, "hbm" per stack that moved bytes (its cores by `layout`, achieved over
+/// `elapsed_ns` against `stack_peak_gbps`). The packet model's form adds packets, channels and
+/// row buffers.
+void add_rate_model_statistics(stats::Group& memory_system, std::string_view model,
+                               double elapsed_ns, double core_peak_bytes_per_ns,
+                               std::uint32_t engines, const std::vector<CoreDmaStats>& cores,
+                               const std::vector<OnChipBytes>& on_chip,
+                               const std::vector<StackBytes>& stacks, const StackLayout& layout,
+                               double stack_peak_gbps);
+
+/// The cores whose home stack is `stack` (an HBM stack's `cores`).
+std::vector<std::uint64_t> cores_served(const StackLayout& layout, std::uint32_t cores,
+                                        std::uint32_t stack);
 
 /// The `dma` component's debug line for a DMA a model planned (util/log.hpp): call it only when
 /// log::debug_enabled("dma") said so when the model was built.

@@ -472,10 +472,10 @@ void FlowLevelDma::transfer_done(std::uint32_t slot) {
   client->dma_complete(id, memory::from_ns(complete), complete - first);
 }
 
-nlohmann::json FlowLevelDma::statistics(double elapsed_ns) const {
-  return rate_model_statistics("flow", elapsed_ns > 0 ? elapsed_ns : last_complete_ns_,
-                               core_peak_bytes_per_ns(), engines_per_core_, core_stats_, on_chip_,
-                               stack_stats_, layout_, params_.hbm.stack_bandwidth_gbps);
+void FlowLevelDma::add_statistics(stats::Group& memory_system, double elapsed_ns) const {
+  add_rate_model_statistics(memory_system, "flow", elapsed_ns > 0 ? elapsed_ns : last_complete_ns_,
+                            core_peak_bytes_per_ns(), engines_per_core_, core_stats_, on_chip_,
+                            stack_stats_, layout_, params_.hbm.stack_bandwidth_gbps);
 }
 
 }  // namespace trnsim::dma

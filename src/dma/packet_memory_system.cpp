@@ -338,36 +338,34 @@ void PacketMemorySystem::engine_done(std::uint32_t slot, double done_ns) {
   client->dma_complete(id, memory::from_ns(complete), transfer_ns);
 }
 
-nlohmann::json PacketMemorySystem::statistics(double elapsed_ns) const {
+void PacketMemorySystem::add_statistics(stats::Group& memory_system, double elapsed_ns) const {
+  using stats::Unit;
   if (elapsed_ns <= 0) elapsed_ns = last_complete_ns_;
-  nlohmann::json out;
   const double peak = core_peak_bytes_per_ns();
-  nlohmann::json cores = nlohmann::json::array();
+  memory_system.add("model", "packet", Unit::kText);
+  stats::Group& dma = memory_system.group("dma");
+  dma.add("peak_bandwidth_per_core_gbps", peak, Unit::kGbps);
+  std::deque<stats::Group>& cores = dma.list("cores");
   for (std::uint32_t pid = 0; pid < cores_; ++pid) {
     const CoreDmaStats& s = core_stats_[pid];
     if (s.transfers == 0) continue;
     const memory::OnChipStats& sbuf = sbufs_[pid]->stats();
     const memory::OnChipStats& psum = psums_[pid]->stats();
     const OnChipBytes on_chip{sbuf.read_bytes, sbuf.write_bytes, psum.read_bytes, psum.write_bytes};
-    cores.push_back(core_dma_json(pid, s, on_chip, peak, engines_per_core_, s.packets));
+    add_core_dma_statistics(cores.emplace_back("cores"), pid, s, on_chip, peak, engines_per_core_,
+                            s.packets);
   }
-  out["model"] = "packet";
-  out["dma"] = {{"peak_bandwidth_per_core_gbps", peak}, {"cores", cores}};
-
-  nlohmann::json stacks = nlohmann::json::array();
-  for (std::size_t s = 0; s < stacks_.size(); ++s) {
-    nlohmann::json stack = stacks_[s]->statistics(elapsed_ns);
-    if (stack.is_null()) continue;
-    nlohmann::json served = nlohmann::json::array();
-    for (std::uint32_t pid = 0; pid < cores_; ++pid) {
-      if (layout_.home(pid) == s) served.push_back(pid);
-    }
-    stack["stack"] = s;
-    stack["cores"] = served;
+  stats::Group& hbm = memory_system.group("hbm");
+  hbm.add("elapsed_ns", elapsed_ns, Unit::kNs);
+  std::deque<stats::Group>& stacks = hbm.list("stacks");
+  for (std::uint32_t s = 0; s < stacks_.size(); ++s) {
+    stats::Group stack("stacks");
+    stacks_[s]->add_statistics(stack, elapsed_ns);
+    if (stack.empty()) continue;
+    stack.add("stack", s, Unit::kIndex);
+    stack.add("cores", cores_served(layout_, cores_, s), Unit::kIndex);
     stacks.push_back(std::move(stack));
   }
-  out["hbm"] = {{"elapsed_ns", elapsed_ns}, {"stacks", stacks}};
-  return out;
 }
 
 }  // namespace trnsim::dma

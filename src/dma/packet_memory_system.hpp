@@ -59,7 +59,7 @@ class PacketMemorySystem : public sc_core::sc_module, public core::DmaBackend {
 
   /// Statistics with units in the key names. `elapsed_ns`: the run's duration for achieved
   /// bandwidths (0: up to the last DMA completion).
-  nlohmann::json statistics(double elapsed_ns = 0) const override;
+  void add_statistics(stats::Group& memory_system, double elapsed_ns) const override;
 
   /// Global index of the HBM stack serving core `pid`: its chip's stacks, local core index /
   /// hbm.cores_per_stack (the runtime places a core's buffers in its own stack).

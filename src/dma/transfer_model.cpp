@@ -259,10 +259,11 @@ void TransferLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint
   client.dma_complete(id, memory::from_ns(done), done - first_data);
 }
 
-nlohmann::json TransferLevelDma::statistics(double elapsed_ns) const {
-  return rate_model_statistics("transfer", elapsed_ns > 0 ? elapsed_ns : last_complete_ns_,
-                               core_peak_bytes_per_ns(), engines_per_core_, core_stats_, on_chip_,
-                               stack_stats_, layout_, params_.hbm.stack_bandwidth_gbps);
+void TransferLevelDma::add_statistics(stats::Group& memory_system, double elapsed_ns) const {
+  add_rate_model_statistics(memory_system, "transfer",
+                            elapsed_ns > 0 ? elapsed_ns : last_complete_ns_,
+                            core_peak_bytes_per_ns(), engines_per_core_, core_stats_, on_chip_,
+                            stack_stats_, layout_, params_.hbm.stack_bandwidth_gbps);
 }
 
 }  // namespace trnsim::dma

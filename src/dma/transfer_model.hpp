@@ -59,7 +59,7 @@ class TransferLevelDma final : public core::DmaBackend {
 
   /// The same top-level shape as PacketMemorySystem::statistics ("dma" per core, "hbm" per stack),
   /// without packet, channel and row-buffer figures; "model": "transfer".
-  nlohmann::json statistics(double elapsed_ns) const override;
+  void add_statistics(stats::Group& memory_system, double elapsed_ns) const override;
 
   /// min(engines x engine bandwidth, core DMA cap), bytes per ns.
   double core_peak_bytes_per_ns() const;

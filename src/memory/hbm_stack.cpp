@@ -24,35 +24,38 @@ void HbmStack::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& 
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-nlohmann::json HbmStack::statistics(double elapsed_ns) const {
+void HbmStack::add_statistics(stats::Group& stack, double elapsed_ns) const {
+  using stats::Unit;
   const ChannelStats total = timing_.totals();
-  if (total.requests == 0) return nullptr;
-  nlohmann::json channels = nlohmann::json::array();
-  for (std::size_t c = 0; c < timing_.channel_count(); ++c) {
-    const ChannelStats& ch = timing_.channel(c).stats();
-    channels.push_back(
-        {{"channel", c},
-         {"read_bytes", ch.read_bytes},
-         {"write_bytes", ch.write_bytes},
-         {"requests", ch.requests},
-         {"row_hit_pct",
-          percent(static_cast<double>(ch.row_hits), static_cast<double>(ch.requests))},
-         {"mean_queueing_delay_ns", ch.requests ? ch.queueing_ns / ch.requests : 0.0},
-         {"bus_busy_pct", percent(ch.bus_busy_ns, elapsed_ns)}});
-  }
+  if (total.requests == 0) return;
   const double bytes = static_cast<double>(total.read_bytes + total.write_bytes);
   const double achieved = elapsed_ns > 0 ? bytes / elapsed_ns : 0;
   const auto requests = static_cast<double>(total.requests);
-  return {{"read_bytes", total.read_bytes},
-          {"write_bytes", total.write_bytes},
-          {"requests", total.requests},
-          {"row_hit_pct", percent(static_cast<double>(total.row_hits), requests)},
-          {"row_conflict_pct", percent(static_cast<double>(total.row_conflicts), requests)},
-          {"mean_queueing_delay_ns", total.queueing_ns / requests},
-          {"achieved_bandwidth_gbps", achieved},
-          {"peak_bandwidth_gbps", timing_.peak_bytes_per_ns()},
-          {"utilization_pct", percent(achieved, timing_.peak_bytes_per_ns())},
-          {"channels", channels}};
+  stack.add("read_bytes", total.read_bytes, Unit::kBytes);
+  stack.add("write_bytes", total.write_bytes, Unit::kBytes);
+  stack.add("requests", total.requests, Unit::kCount);
+  stack.add("row_hit_pct", percent(static_cast<double>(total.row_hits), requests), Unit::kPercent);
+  stack.add("row_conflict_pct", percent(static_cast<double>(total.row_conflicts), requests),
+            Unit::kPercent);
+  stack.add("mean_queueing_delay_ns", total.queueing_ns / requests, Unit::kNs);
+  stack.add("achieved_bandwidth_gbps", achieved, Unit::kGbps);
+  stack.add("peak_bandwidth_gbps", timing_.peak_bytes_per_ns(), Unit::kGbps);
+  stack.add("utilization_pct", percent(achieved, timing_.peak_bytes_per_ns()), Unit::kPercent);
+  std::deque<stats::Group>& channels = stack.list("channels");
+  for (std::size_t c = 0; c < timing_.channel_count(); ++c) {
+    const ChannelStats& ch = timing_.channel(c).stats();
+    stats::Group& channel = channels.emplace_back("channels");
+    channel.add("channel", c, Unit::kIndex);
+    channel.add("read_bytes", ch.read_bytes, Unit::kBytes);
+    channel.add("write_bytes", ch.write_bytes, Unit::kBytes);
+    channel.add("requests", ch.requests, Unit::kCount);
+    channel.add("row_hit_pct",
+                percent(static_cast<double>(ch.row_hits), static_cast<double>(ch.requests)),
+                Unit::kPercent);
+    channel.add("mean_queueing_delay_ns", ch.requests ? ch.queueing_ns / ch.requests : 0.0,
+                Unit::kNs);
+    channel.add("bus_busy_pct", percent(ch.bus_busy_ns, elapsed_ns), Unit::kPercent);
+  }
 }
 
 HbmTargetFactory banked_stacks(const config::HbmParams& params) {

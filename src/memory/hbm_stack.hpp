@@ -25,7 +25,7 @@ class HbmStack : public HbmTarget {
 
   tlm::tlm_target_socket<>& target_socket() override { return socket; }
   /// Totals, row outcomes, queueing and one entry per channel (docs/outputs.md, hbm.stacks[]).
-  nlohmann::json statistics(double elapsed_ns) const override;
+  void add_statistics(stats::Group& stack, double elapsed_ns) const override;
 
   const HbmStackTiming& timing() const { return timing_; }
 

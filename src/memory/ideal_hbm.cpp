@@ -28,17 +28,18 @@ void IdealHbmStack::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_t
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-nlohmann::json IdealHbmStack::statistics(double elapsed_ns) const {
-  if (requests_ == 0) return nullptr;
+void IdealHbmStack::add_statistics(stats::Group& stack, double elapsed_ns) const {
+  using stats::Unit;
+  if (requests_ == 0) return;
   const double achieved =
       elapsed_ns > 0 ? static_cast<double>(read_bytes_ + write_bytes_) / elapsed_ns : 0;
-  return {{"read_bytes", read_bytes_},
-          {"write_bytes", write_bytes_},
-          {"requests", requests_},
-          {"mean_queueing_delay_ns", queueing_ns_ / static_cast<double>(requests_)},
-          {"achieved_bandwidth_gbps", achieved},
-          {"peak_bandwidth_gbps", bytes_per_ns_},
-          {"utilization_pct", util::percent(achieved, bytes_per_ns_)}};
+  stack.add("read_bytes", read_bytes_, Unit::kBytes);
+  stack.add("write_bytes", write_bytes_, Unit::kBytes);
+  stack.add("requests", requests_, Unit::kCount);
+  stack.add("mean_queueing_delay_ns", queueing_ns_ / static_cast<double>(requests_), Unit::kNs);
+  stack.add("achieved_bandwidth_gbps", achieved, Unit::kGbps);
+  stack.add("peak_bandwidth_gbps", bytes_per_ns_, Unit::kGbps);
+  stack.add("utilization_pct", util::percent(achieved, bytes_per_ns_), Unit::kPercent);
 }
 
 }  // namespace trnsim::memory

@@ -27,7 +27,7 @@ class IdealHbmStack : public HbmTarget {
   tlm::tlm_target_socket<>& target_socket() override { return socket; }
   /// read_bytes, write_bytes, requests, mean_queueing_delay_ns, achieved/peak bandwidth,
   /// utilization_pct (docs/outputs.md, hbm.stacks[]).
-  nlohmann::json statistics(double elapsed_ns) const override;
+  void add_statistics(stats::Group& stack, double elapsed_ns) const override;
 
  private:
   void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);

@@ -13,93 +13,15 @@
 
 namespace trnsim::report {
 
+using core::kReportedUnits;
 using kernel::Engine;
 using nlohmann::json;
 using util::percent;
 
 namespace {
 
-/// Units whose busy time can bound a kernel, in report order.
-constexpr std::array<Engine, 7> kReportedUnits{Engine::kTensor,    Engine::kVector, Engine::kScalar,
-                                               Engine::kGpSimd,    Engine::kSync,   Engine::kDma,
-                                               Engine::kCollective};
-
 /// Threshold of the bottleneck line: a unit at this utilisation or above bounds the kernel.
 constexpr double kBoundPct = 70.0;
-
-json engine_statistics(const core::EngineStats& engine, double kernel_ns) {
-  json out;
-  out["instructions"] = engine.instructions;
-  out["active_ns"] = engine.active_ns;
-  out["active_pct"] = percent(engine.active_ns, kernel_ns);
-  // An engine runs at its full rate while it executes: its utilisation is its active share.
-  // The DMA row's is its bandwidth utilisation (dma_statistics()).
-  out["utilisation_pct"] = out["active_pct"];
-  out["dependency_wait_ns"] = engine.wait_ns();
-  out["dependency_wait_pct"] = percent(engine.wait_ns(), kernel_ns);
-  json by_producer = json::object();
-  for (std::size_t i = 0; i < engine.wait_ns_by_producer.size(); ++i) {
-    if (engine.wait_ns_by_producer[i] > 0) {
-      by_producer[std::string(kernel::engine_name(static_cast<Engine>(i)))] =
-          engine.wait_ns_by_producer[i];
-    }
-  }
-  out["dependency_wait_by_producer_ns"] = by_producer;
-  out["port_wait_ns"] = engine.port_wait_ns;
-  json ops = json::object();
-  for (std::size_t op = 0; op < engine.op_counts.size(); ++op) {
-    if (engine.op_counts[op] > 0) {
-      ops[std::string(kernel::opcode_name(static_cast<kernel::Opcode>(op)))] = engine.op_counts[op];
-    }
-  }
-  out["instructions_by_op"] = ops;
-  return out;
-}
-
-/// A resource a core's DMAs pass through (every DMA the DMA engines; HBM reads and writes the
-/// HBM port of their direction), with the bytes it carried and its peak rate.
-struct DmaResource {
-  const char* name;
-  std::uint64_t bytes;
-  double peak_gbps;  ///< GB/s = bytes per ns
-};
-
-std::array<DmaResource, 3> dma_resources(const core::CoreStats& core,
-                                         const config::Params& params) {
-  const config::DmaParams& dma = params.dma;
-  return {{{"dma_engines", core.dma_bytes,
-            std::min(dma.engines_per_core * dma.engine_bandwidth_gbps, dma.core_bandwidth_gbps)},
-           {"hbm_read_port", core.hbm_read_bytes, dma.hbm_port_bandwidth_gbps},
-           {"hbm_write_port", core.hbm_write_bytes, dma.hbm_port_bandwidth_gbps}}};
-}
-
-/// The core's "dma" statistics. Its utilisation, comparable with an engine's active share, is
-/// that of its busiest resource: the share of the kernel time the resource needs to carry its
-/// bytes at its peak rate.
-json dma_statistics(const core::CoreStats& core, const config::Params& params, double kernel_ns) {
-  json out = {{"transfers", core.dma_transfers},
-              {"bytes", core.dma_bytes},
-              {"active_pct",
-               percent(core.engines[static_cast<std::size_t>(Engine::kDma)].active_ns, kernel_ns)},
-              {"achieved_gbps", kernel_ns > 0 ? core.dma_bytes / kernel_ns : 0.0}};
-  json resources = json::object();
-  std::string busiest = "dma_engines";
-  double busiest_pct = 0;
-  for (const DmaResource& resource : dma_resources(core, params)) {
-    const double needed_ns = resource.peak_gbps > 0 ? resource.bytes / resource.peak_gbps : 0.0;
-    const double pct = percent(needed_ns, kernel_ns);
-    resources[resource.name] = {
-        {"bytes", resource.bytes}, {"peak_gbps", resource.peak_gbps}, {"utilisation_pct", pct}};
-    if (pct > busiest_pct) {
-      busiest_pct = pct;
-      busiest = resource.name;
-    }
-  }
-  out["utilisation_pct"] = busiest_pct;
-  out["busiest_resource"] = busiest;
-  out["resources"] = resources;
-  return out;
-}
 
 /// How busy `unit` is, with the figure the bottleneck compares: "tensor is busy 80.3% of the
 /// kernel time", "the DMA's dma_engines is at 93.3% of its 368.0 GB/s over the kernel time".
@@ -209,7 +131,40 @@ RunInfo run_info_of(const kernel::Program& program, const kernel::PreparedKernel
 
 json run_statistics(const system::SimulationResult& result, const config::Params& params,
                     const RunInfo& info) {
-  json stats;
+  using stats::Unit;
+  // The report's own statistics: the run's time and the system's totals.
+  stats::Group report;
+  const double kernel_ns = result.kernel_ns;
+  const double tensor_clock_ghz = params.tensor.clock_ghz;
+  stats::Group& time = report.group("time");
+  time.add("kernel_ns", kernel_ns, Unit::kNs);
+  time.add("kernel_us", kernel_ns / 1e3, Unit::kUs);
+  time.add("kernel_tensor_cycles", static_cast<std::uint64_t>(kernel_ns * tensor_clock_ghz + 0.5),
+           Unit::kCycles);
+  time.add("tensor_clock_ghz", tensor_clock_ghz, Unit::kGhz);
+  time.add("launch_overhead_ns", result.launch_overhead_ns, Unit::kNs);
+  time.add("total_with_launch_ns", kernel_ns + result.launch_overhead_ns, Unit::kNs);
+  std::uint64_t flops = 0;
+  std::uint64_t hbm_bytes = 0;
+  double ideal_ns = 0;
+  for (const core::CoreStats& core : result.cores) {
+    flops += core.matmul_flops;
+    hbm_bytes += core.hbm_read_bytes + core.hbm_write_bytes;
+    ideal_ns += core.tensor_ideal_ns;
+  }
+  const double n = static_cast<double>(std::max<std::size_t>(1, result.cores.size()));
+  stats::Group& system = report.group("system");
+  system.add("cores", result.cores.size(), Unit::kCount);
+  system.add("instructions", result.instructions, Unit::kCount);
+  system.add("flops", flops, Unit::kCount);
+  system.add("hbm_bytes", hbm_bytes, Unit::kBytes);
+  system.add("mfu_pct", percent(ideal_ns / n, kernel_ns), Unit::kPercent);
+  system.add("hbm_achieved_gbps", kernel_ns > 0 ? hbm_bytes / kernel_ns : 0.0, Unit::kGbps);
+
+  // The blocks' statistics and the report's, rendered; then what analyses them.
+  json stats = result.statistics.to_json();
+  json own = report.to_json();
+  for (auto& [key, value] : own.items()) stats[key] = std::move(value);
   stats["provenance"] = {{"trnsim_version", info.version},
                          {"kernel",
                           {{"name", info.kernel_name},
@@ -217,60 +172,8 @@ json run_statistics(const system::SimulationResult& result, const config::Params
                            {"params", info.params},
                            {"hash", info.kernel_hash}}},
                          {"config", info.config_name}};
-  const double kernel_ns = result.kernel_ns;
-  const double tensor_clock_ghz = params.tensor.clock_ghz;
-  stats["time"] = {
-      {"kernel_ns", kernel_ns},
-      {"kernel_us", kernel_ns / 1e3},
-      {"kernel_tensor_cycles", static_cast<std::uint64_t>(kernel_ns * tensor_clock_ghz + 0.5)},
-      {"tensor_clock_ghz", tensor_clock_ghz},
-      {"launch_overhead_ns", result.launch_overhead_ns},
-      {"total_with_launch_ns", kernel_ns + result.launch_overhead_ns}};
-
-  std::uint64_t flops = 0;
-  std::uint64_t hbm_bytes = 0;
-  double ideal_ns = 0;
-  json cores = json::array();
-  for (const core::CoreStats& core : result.cores) {
-    json c;
-    c["pid"] = core.pid;
-    c["instructions"] = core.instructions;
-    c["end_ns"] = core.end_ns;
-    json engines = json::object();
-    for (Engine unit : kReportedUnits) {
-      engines[std::string(kernel::engine_name(unit))] =
-          engine_statistics(core.engines[static_cast<std::size_t>(unit)], kernel_ns);
-    }
-    c["engines"] = engines;
-    const double seconds = kernel_ns * 1e-9;
-    const double peak = params.peak_bf16_flops_per_core();
-    c["tensor"] = {{"flops", core.matmul_flops},
-                   {"achieved_tflops", seconds > 0 ? core.matmul_flops / seconds / 1e12 : 0.0},
-                   {"peak_bf16_tflops", peak / 1e12},
-                   {"ideal_ns", core.tensor_ideal_ns},
-                   {"mfu_pct", percent(core.tensor_ideal_ns, kernel_ns)},
-                   {"throttled_ns", core.throttled_ns}};
-    const std::uint64_t core_hbm = core.hbm_read_bytes + core.hbm_write_bytes;
-    c["hbm"] = {{"read_bytes", core.hbm_read_bytes},
-                {"write_bytes", core.hbm_write_bytes},
-                {"achieved_gbps", kernel_ns > 0 ? core_hbm / kernel_ns : 0.0}};
-    c["dma"] = dma_statistics(core, params, kernel_ns);
-    c["engines"]["dma"]["utilisation_pct"] = c["dma"]["utilisation_pct"];
-    c["bottleneck"] = bottleneck_line(c, kernel_ns);
-    cores.push_back(c);
-    flops += core.matmul_flops;
-    hbm_bytes += core_hbm;
-    ideal_ns += core.tensor_ideal_ns;
-  }
-  stats["cores"] = cores;
-  if (!result.memory.is_null()) stats["memory_system"] = result.memory;
-  const double n = static_cast<double>(std::max<std::size_t>(1, result.cores.size()));
-  stats["system"] = {{"cores", result.cores.size()},
-                     {"instructions", result.instructions},
-                     {"flops", flops},
-                     {"hbm_bytes", hbm_bytes},
-                     {"mfu_pct", percent(ideal_ns / n, kernel_ns)},
-                     {"hbm_achieved_gbps", kernel_ns > 0 ? hbm_bytes / kernel_ns : 0.0}};
+  if (!stats.contains("cores")) stats["cores"] = json::array();
+  for (json& core : stats["cores"]) core["bottleneck"] = bottleneck_line(core, kernel_ns);
   return stats;
 }
 

@@ -1,6 +1,7 @@
 // Run statistics and the summary printed by `trnsim run`. The statistics JSON is the single
-// source of truth: the text summary, --json output and (later) --stats files are all rendered
-// from it. Units are in the key names (_ns, _us, _bytes, _pct, _gbps, _tflops).
+// source of truth: the text summary, --json output and --stats files are all rendered from it.
+// The blocks' statistics come from the statistics tree (trnsim/stats.hpp); this adds analysis
+// across blocks. Units are in the key names (_ns, _us, _bytes, _pct, _gbps, _tflops).
 // Leaves out per-instruction data (traces and profiles are separate writers).
 #pragma once
 
@@ -28,7 +29,9 @@ struct RunInfo {
 RunInfo run_info_of(const kernel::Program& program, const kernel::PreparedKernel& prepared,
                     std::string kernel_hash, std::string config_name, std::string version);
 
-/// Hierarchical statistics of one run (system -> cores -> engines), with derived metrics.
+/// The statistics document of one run: the blocks' statistics (result.statistics: cores,
+/// memory_system, and what the caller added, such as collectives), the run's time and the
+/// system's totals, rendered to JSON; then the provenance and each core's bottleneck line.
 nlohmann::json run_statistics(const system::SimulationResult& result, const config::Params& params,
                               const RunInfo& info);
 

@@ -103,7 +103,10 @@ SimulationResult System::result() const {
     result.wakes_run_ahead += core->wakes_run_ahead();
     result.wakes_through_kernel += core->wakes_through_kernel();
   }
-  result.memory = memory_system_->statistics(result.kernel_ns);
+  for (const CoreStats& core : result.cores) {
+    core::add_statistics(result.statistics.append("cores"), core, params_, result.kernel_ns);
+  }
+  memory_system_->add_statistics(result.statistics.group("memory_system"), result.kernel_ns);
   result.launch_overhead_ns = params_.sequencer.launch_overhead_us * 1e3;
   return result;
 }

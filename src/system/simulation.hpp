@@ -36,8 +36,9 @@ struct SimulationResult {
   double kernel_ns = 0;           ///< from start until the last result of any core is visible
   double launch_overhead_ns = 0;  ///< configured runtime pre/postamble (reported separately)
   std::uint64_t instructions = 0;
-  /// The memory system's statistics (DMA queues, HBM stacks and channels), units in key names.
-  nlohmann::json memory;
+  /// The statistics the blocks added (trnsim/stats.hpp): `cores` (one element per core, by
+  /// core::add_statistics) and `memory_system` (the DMA queues, HBM stacks and channels).
+  stats::Group statistics;
   /// Simulator figures, not results: engine and DMA-dispatcher wake-ups that cores ran ahead
   /// of the SystemC kernel, and those that went through it (NeuronCore::run_ahead()).
   std::uint64_t wakes_run_ahead = 0;

@@ -48,8 +48,8 @@ std::string run_here(const std::string& kernel_json, const std::string& config,
     report::RunInfo info;
     info.kernel_name = program->name;
     info.config_name = loaded.params.name;
-    nlohmann::json stats = report::run_statistics(result, loaded.params, info);
-    stats["collectives"] = collective::statistics(*log);
+    collective::add_statistics(result.statistics.group("collectives"), *log);
+    const nlohmann::json stats = report::run_statistics(result, loaded.params, info);
     return stats.dump();
   } catch (const std::exception& e) {
     return nlohmann::json{{"error", e.what()}}.dump();

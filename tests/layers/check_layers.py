@@ -6,7 +6,8 @@ headers of its own block and of blocks in lower layers; blocks of one layer do n
 other. A block is a folder of src/ (core/cost and core/deps count apart from core, whose
 engines/ belong to it); "trnsim/..." is the public API (include/trnsim), which is the api
 layer's, except the interfaces in PUBLIC_INTERFACES: public headers that blocks below the api
-implement (an HBM target), which include nothing of ours and belong to the lowest layer. Public
+implement or use (an HBM target, the statistics tree), which include nothing of ours but each
+other and form the lowest layer. Public
 headers may include only other public headers. An include of a folder the table
 does not know is an error, so a new block gets its place in the table.
 
@@ -20,7 +21,8 @@ import tempfile
 
 # Lowest first; the blocks of one entry are one layer.
 LAYERS = [
-    ["util", "address", "public-interfaces"],
+    ["public-interfaces"],
+    ["util", "address"],
     ["config"],
     ["kernel"],
     ["core/cost", "core/deps", "memory", "fabric", "nki", "numerics"],
@@ -34,7 +36,7 @@ LAYERS = [
 ]
 
 # Public headers that lower blocks implement or use: the block "public-interfaces".
-PUBLIC_INTERFACES = {"trnsim/hbm_target.hpp"}
+PUBLIC_INTERFACES = {"trnsim/hbm_target.hpp", "trnsim/stats.hpp"}
 
 # Known includes that run up the order: (including file, included header), both relative to
 # src/. The test fails when one of them disappears, so the list only shrinks.
@@ -83,9 +85,9 @@ def check(root):
                 if top == "include":
                     if target not in ("api", "public-interfaces"):
                         problems.append(f"{where}: a public header includes a private one")
-                    elif relative in PUBLIC_INTERFACES:
+                    elif relative in PUBLIC_INTERFACES and target != "public-interfaces":
                         problems.append(f"{where}: an interface of the lowest layer includes "
-                                        f"another header of ours")
+                                        f"a header of a higher one")
                     continue
                 source = block_of(relative)
                 if source not in LAYER_OF:
@@ -121,6 +123,7 @@ def self_test():
         write("src/kernel/ok.cpp", '#include "util/error.hpp"\n#include "kernel/expr.hpp"\n')
         write("include/trnsim/ok.hpp", '#include "trnsim/config.hpp"\n')
         write("src/memory/target.cpp", '#include "trnsim/hbm_target.hpp"\n')
+        write("src/util/stats.cpp", '#include "trnsim/stats.hpp"\n')
         if check(root):
             print("self-test: a clean tree was reported:", *check(root), sep="\n  ")
             return 1

@@ -52,7 +52,7 @@ class NullHbm : public HbmTarget {
   tlm_utils::simple_target_socket<NullHbm> socket{"socket"};
   explicit NullHbm(sc_core::sc_module_name name) : HbmTarget(name) {}
   tlm::tlm_target_socket<>& target_socket() override { return socket; }
-  nlohmann::json statistics(double /*elapsed_ns*/) const override { return nullptr; }
+  void add_statistics(stats::Group& /*stack*/, double /*elapsed_ns*/) const override {}
 };
 
 TEST(Backends, ARegisteredHbmModelIsAValueConfigsAcceptAndBuildsTheStacks) {
