@@ -23,8 +23,8 @@
 #include "dma/packet_memory_system.hpp"
 #include "kernel/instruction.hpp"
 #include "memory/hbm_stack.hpp"
-#include "memory/sim_time.hpp"
 #include "util/error.hpp"
+#include "util/sim_time.hpp"
 
 namespace {
 
@@ -74,7 +74,7 @@ class Driver : public sc_core::sc_module, public trnsim::core::DmaClient {
     SC_THREAD(run);
   }
   void dma_complete(std::uint64_t id, const sc_core::sc_time& complete, double) override {
-    complete_[id] = trnsim::memory::to_ns(complete);
+    complete_[id] = trnsim::sim_time::to_ns(complete);
     completed_.notify();
   }
   const std::vector<double>& completions() const { return complete_; }
@@ -88,9 +88,9 @@ class Driver : public sc_core::sc_module, public trnsim::core::DmaClient {
           sc_core::wait(completed_);
           continue;
         }
-        const double now = trnsim::memory::now_ns();
+        const double now = trnsim::sim_time::now_ns();
         if (complete_[retired] > now)
-          sc_core::wait(trnsim::memory::from_ns(complete_[retired] - now));
+          sc_core::wait(trnsim::sim_time::from_ns(complete_[retired] - now));
         ++retired;
       }
       system_.submit(0, i, dmas_[i], *this);

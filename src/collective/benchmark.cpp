@@ -21,6 +21,7 @@
 #include "system/simulation.hpp"
 #include "util/child_process.hpp"
 #include "util/error.hpp"
+#include "util/sim_time.hpp"
 
 namespace trnsim::collective {
 
@@ -88,6 +89,7 @@ class DirectDmaBackend final : public core::DmaBackend {
         cores_per_chip_(static_cast<std::uint32_t>(std::max(1, params.chip.cores))),
         stacks_per_chip_(static_cast<std::uint32_t>(std::max(1, params.chip.hbm_stacks))),
         cores_per_stack_(static_cast<std::uint32_t>(std::max(1, params.hbm.cores_per_stack))) {
+    sim_time::scale();  // before any conversion (util/sim_time.hpp)
     const double dma = std::min(params.dma.engines_per_core * params.dma.engine_bandwidth_gbps,
                                 params.dma.core_bandwidth_gbps);
     for (std::uint32_t pid = 0; pid < cores; ++pid) {
@@ -104,7 +106,7 @@ class DirectDmaBackend final : public core::DmaBackend {
   }
   void submit(std::uint32_t pid, std::uint64_t id, const kernel::Instruction& instruction,
               core::DmaClient& client) override {
-    const double now = sc_core::sc_time_stamp().to_seconds() * 1e9;
+    const double now = sim_time::now_ns();
     const double bytes =
         static_cast<double>(std::max(instruction.src().bytes(), instruction.dst().bytes()));
     std::array<fabric::ResourceId, 3> path{pid, 0, 0};
@@ -112,7 +114,7 @@ class DirectDmaBackend final : public core::DmaBackend {
     if (!instruction.src().on_chip()) path[length++] = stack_of(pid);
     if (!instruction.dst().on_chip()) path[length++] = stack_of(instruction.peer);
     const double done = pool_.reserve({path.data(), length}, now + fixed_ns_, bytes);
-    client.dma_complete(id, sc_core::sc_time(done - now, sc_core::SC_NS) + sc_core::sc_time_stamp(),
+    client.dma_complete(id, sim_time::from_ns(done - now) + sc_core::sc_time_stamp(),
                         done - now - fixed_ns_);
   }
 

@@ -9,6 +9,7 @@
 #include "collective/algorithm_choice.hpp"
 #include "util/error.hpp"
 #include "util/log.hpp"
+#include "util/sim_time.hpp"
 
 namespace trnsim::collective {
 
@@ -139,6 +140,7 @@ CollectiveSystem::CollectiveSystem(sc_core::sc_module_name name, const config::P
       log_(log ? std::move(log) : std::make_shared<CollectiveLog>()),
       fabric_(params, pool_),
       trace_(trnsim::log::debug_enabled("collective")) {
+  sim_time::scale();  // before any conversion (util/sim_time.hpp)
   log_->fabric = fabric_.describe();
   reduce_unit_.reserve(cores_);
   for (std::uint32_t pid = 0; pid < cores_; ++pid) {
@@ -159,7 +161,7 @@ CollectiveSystem::~CollectiveSystem() {
 }
 
 double CollectiveSystem::now_ns() {
-  return sc_core::sc_time_stamp().to_seconds() * 1e9;
+  return sim_time::now_ns();
 }
 
 void CollectiveSystem::fail(const std::string& where, const std::string& message) {
@@ -177,7 +179,7 @@ void CollectiveSystem::run() {
     const double now = now_ns();
     const double next = events_.top().time_ns;
     if (next > now + kTimeEpsilonNs) {
-      next_trigger(sc_core::sc_time(next - now, sc_core::SC_NS), work_);
+      next_trigger(sim_time::from_ns(next - now), work_);
       return;
     }
     const Event event = events_.top().value;
@@ -481,7 +483,7 @@ void CollectiveSystem::dma_complete(std::uint64_t id, const sc_core::sc_time& co
                                     double /*transfer_ns*/) {
   const auto index = static_cast<std::uint32_t>((id & ~kLegTag) >> 1);
   Transfer& transfer = transfers_[index];
-  transfer.dma_done_ns = std::max(transfer.dma_done_ns, complete.to_seconds() * 1e9);
+  transfer.dma_done_ns = std::max(transfer.dma_done_ns, sim_time::to_ns(complete));
   if (--transfer.legs_pending == 0) landed(index);
 }
 
@@ -518,7 +520,7 @@ void CollectiveSystem::check_rank(Op& op, std::uint32_t op_index, std::uint32_t 
     return;
   }
   // The rank is done: every core of it completes.
-  const sc_core::sc_time at(std::max(done, now_ns()), sc_core::SC_NS);
+  const sc_core::sc_time at = sim_time::from_ns(std::max(done, now_ns()));
   const std::array<std::uint32_t, 2>& cores = op.rank_cores[rank];
   op.members[cores[0]].client->collective_complete(op.members[cores[0]].id, at);
   if (cores[1] != cores[0]) {

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "util/percent.hpp"
+#include "util/sim_time.hpp"
 
 namespace trnsim::core {
 
@@ -92,8 +93,8 @@ constexpr ConcurrentUnitTime::Ticks kEndOfTime = std::numeric_limits<std::uint64
 
 }  // namespace
 
-ConcurrentUnitTime::ConcurrentUnitTime(EngineStats& stats, double fs_per_tick)
-    : stats_(stats), fs_per_tick_(fs_per_tick) {}
+ConcurrentUnitTime::ConcurrentUnitTime(EngineStats& stats, double ticks_per_ns)
+    : stats_(stats), ticks_per_ns_(ticks_per_ns) {}
 
 void ConcurrentUnitTime::issued(std::size_t lane, std::uint64_t id, Ticks at) {
   open_by_lane_[lane].push_back({id, at, false});
@@ -238,10 +239,8 @@ void ConcurrentUnitTime::settle(Ticks horizon) {
 }
 
 void ConcurrentUnitTime::publish() {
-  // fs -> ns as the timing model converts times, so equal tick counts give equal ns.
-  const auto to_ns = [this](Ticks ticks) {
-    return static_cast<double>(ticks) * fs_per_tick_ * 1e-15 * 1e9;
-  };
+  // Ticks -> ns as the timing model converts times, so equal tick counts give equal ns.
+  const auto to_ns = [this](Ticks ticks) { return sim_time::ticks_to_ns(ticks, ticks_per_ns_); };
   stats_.active_ns = to_ns(active_ticks_);
   for (std::size_t producer = 0; producer < wait_ticks_.size(); ++producer) {
     stats_.wait_ns_by_producer[producer] = to_ns(wait_ticks_[producer]);

@@ -126,8 +126,8 @@ class ConcurrentUnitTime {
 
   /// Writes the totals into `stats.active_ns` and `stats.wait_ns_by_producer` once they are
   /// final: after all_issued(), when every item has completed (`stats` must outlive this
-  /// object). `fs_per_tick`: the simulator's time resolution.
-  ConcurrentUnitTime(EngineStats& stats, double fs_per_tick);
+  /// object). `ticks_per_ns`: the simulator's time resolution (util/sim_time.hpp).
+  ConcurrentUnitTime(EngineStats& stats, double ticks_per_ns);
 
   /// Item `id` was issued at `at` by sequencer `lane` (a kernel::Engine index). Each lane issues
   /// its items in increasing id at non-decreasing times; an item's intervals reported later
@@ -177,7 +177,7 @@ class ConcurrentUnitTime {
   void publish();
 
   EngineStats& stats_;
-  double fs_per_tick_;
+  double ticks_per_ns_;
   bool all_issued_ = false;
   std::array<std::deque<Open>, kernel::kEngineCount> open_by_lane_;
   std::size_t open_items_ = 0;

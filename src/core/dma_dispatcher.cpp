@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <string>
 
-#include "core/core_time.hpp"
 #include "core/neuron_core.hpp"
 #include "util/error.hpp"
 #include "util/log.hpp"
+#include "util/sim_time.hpp"
 
 namespace trnsim::core {
 
@@ -25,8 +25,8 @@ DmaDispatcher::DmaDispatcher(sc_core::sc_module_name name, NeuronCore& core, Dma
       dma_stats_(core.mutable_stats().engines[static_cast<std::size_t>(EngineKind::kDma)]),
       collective_stats_(
           core.mutable_stats().engines[static_cast<std::size_t>(EngineKind::kCollective)]),
-      dma_time_(dma_stats_, time_scale().fs_per_tick),
-      collective_time_(collective_stats_, time_scale().fs_per_tick),
+      dma_time_(dma_stats_, sim_time::scale().ticks_per_ns),
+      collective_time_(collective_stats_, sim_time::scale().ticks_per_ns),
       trace_(log::debug_enabled("core.dma")) {
   sc_core::sc_spawn_options method;
   method.spawn_method();
@@ -154,7 +154,8 @@ sc_time DmaDispatcher::start_ready() {
     if (trace_) [[unlikely]] {
       log::component("core.dma")
           .debug("core {} #{} {} submitted at {:.3f} ns (queue {}, {} B)", core_.pid(), sequence,
-                 kernel::opcode_name(instruction.opcode), to_ns(now), instruction.dma_queue,
+                 kernel::opcode_name(instruction.opcode), sim_time::to_ns(now),
+                 instruction.dma_queue,
                  std::max(instruction.src().bytes(), instruction.dst().bytes()));
     }
     if (core_.execute_hook()) {
@@ -200,11 +201,11 @@ void DmaDispatcher::dma_complete(std::uint64_t id, const sc_time& complete, doub
   core_.enter();
   InFlight& record = record_of_submitted(id);
   // The DMA is busy while its data moves.
-  const sc_time begin = complete - std::min(complete, ns(transfer_ns));
+  const sc_time begin = complete - std::min(complete, sim_time::from_ns(transfer_ns));
   if (trace_) [[unlikely]] {
     log::component("core.dma")
         .debug("core {} #{} DMA moved data from {:.3f} ns, complete at {:.3f} ns", core_.pid(), id,
-               to_ns(begin), to_ns(complete));
+               sim_time::to_ns(begin), sim_time::to_ns(complete));
   }
   dma_time_.completed(record.id, begin.value(), complete.value(), core_.now().value());
   core_.finish(record, EngineKind::kDma, complete, complete);
@@ -218,7 +219,8 @@ void DmaDispatcher::collective_complete(std::uint64_t id, const sc_time& complet
   const sc_time now = core_.now();
   if (trace_) [[unlikely]] {
     log::component("core.dma")
-        .debug("core {} #{} collective complete at {:.3f} ns", core_.pid(), id, to_ns(complete));
+        .debug("core {} #{} collective complete at {:.3f} ns", core_.pid(), id,
+               sim_time::to_ns(complete));
   }
   collective_time_.completed(record.id, std::min(now, complete).value(), complete.value(),
                              now.value());

@@ -4,10 +4,10 @@
 #include <bit>
 #include <exception>
 
-#include "core/core_time.hpp"
 #include "core/engines/data_path_engines.hpp"
 #include "core/engines/sync_engine.hpp"
 #include "core/engines/tensor_engine.hpp"
+#include "util/sim_time.hpp"
 
 namespace trnsim::core {
 
@@ -38,8 +38,8 @@ NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& param
       barrier_(barrier),
       observer_(std::move(observer)),
       execute_(std::move(execute)),
-      semaphore_latency_(setup_ns(params.sequencer.semaphore_latency_ns)),
-      issue_time_(ns(params.sequencer.issue_ns)),
+      semaphore_latency_(sim_time::setup_from_ns(params.sequencer.semaphore_latency_ns)),
+      issue_time_(sim_time::from_ns(params.sequencer.issue_ns)),
       max_in_flight_(static_cast<std::size_t>(
           std::clamp<int>(params.sequencer.max_in_flight_instructions, 1, kMaxInFlight))),
       run_ahead_(may_run_ahead && (barrier == nullptr || barrier->cores() == 1)) {

@@ -30,7 +30,6 @@
 #include "core/barrier_hub.hpp"
 #include "core/collective_backend.hpp"
 #include "core/core_stats.hpp"
-#include "core/core_time.hpp"
 #include "core/deps/dependency_tracker.hpp"
 #include "core/dma_backend.hpp"
 #include "core/dma_dispatcher.hpp"
@@ -41,6 +40,7 @@
 #include "core/queued_instruction.hpp"
 #include "core/retire_queue.hpp"
 #include "kernel/instruction.hpp"
+#include "util/sim_time.hpp"
 #include "util/slot_pool.hpp"
 
 namespace trnsim::core {
@@ -85,9 +85,9 @@ class NeuronCore : public sc_core::sc_module {
   ~NeuronCore() override;
 
   const CoreStats& stats() const {
-    // The latest visible time in ns, converted once (to_ns() is monotonic: the same as the
-    // maximum of the converted times).
-    stats_.end_ns = to_ns(latest_visible_);
+    // The latest visible time in ns, converted once (sim_time::to_ns() is monotonic: the same as
+    // the maximum of the converted times).
+    stats_.end_ns = sim_time::to_ns(latest_visible_);
     // Every instruction is committed by one of the engines (DMAs by their trigger engine).
     stats_.instructions = 0;
     for (std::size_t unit = 0; unit < kEngines; ++unit) {

@@ -6,12 +6,12 @@
 #include <stdexcept>
 #include <string>
 
-#include "memory/sim_time.hpp"
+#include "util/sim_time.hpp"
 
 namespace trnsim::dma {
 
 namespace {
-using memory::kNeverNs;
+using sim_time::kNeverNs;
 /// Timing-only payloads: targets never read or write data, but TLM wants a pointer.
 unsigned char g_no_data[1];
 }  // namespace
@@ -41,6 +41,7 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, std::uint32_t core_index,
       descriptor_overhead_ns_(params.descriptor_overhead_ns),
       timing_(new TransactionTiming),
       descriptor_starts_(static_cast<std::size_t>(std::max(1, params.descriptor_prefetch)), 0.0) {
+  sim_time::scale();  // before any conversion (util/sim_time.hpp)
   payload_.set_data_ptr(g_no_data);
   payload_.set_byte_enable_ptr(nullptr);
   payload_.set_dmi_allowed(false);
@@ -54,21 +55,21 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, std::uint32_t core_index,
 
 DmaEngine::Transport DmaEngine::transport(bool write, std::uint64_t address, std::uint32_t bytes,
                                           double issue_ns) {
-  const double now = memory::now_ns();
+  const double now = sim_time::now_ns();
   payload_.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
   payload_.set_address(address);
   payload_.set_data_length(bytes);
   payload_.set_streaming_width(bytes);
   payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  timing_->accept_delay = memory::from_ns(issue_ns - now);
-  sc_core::sc_time delay = memory::from_ns(issue_ns - now);
+  timing_->accept_delay = sim_time::from_ns(issue_ns - now);
+  sc_core::sc_time delay = sim_time::from_ns(issue_ns - now);
   socket->b_transport(payload_, delay);
   if (payload_.get_response_status() != tlm::TLM_OK_RESPONSE) {
     throw std::logic_error("internal error: DMA engine " + std::string(name()) +
                            ": transaction at address " + std::to_string(address) +
                            " failed: " + payload_.get_response_string());
   }
-  return {now + memory::to_ns(timing_->accept_delay), now + memory::to_ns(delay)};
+  return {now + sim_time::to_ns(timing_->accept_delay), now + sim_time::to_ns(delay)};
 }
 
 double DmaEngine::eligible_ns(const EngineItem& item) const {
@@ -114,7 +115,7 @@ void DmaEngine::for_each_issuable(Visit&& visit) const {
 }
 
 int DmaEngine::select_queue(double time_ns, double& next_eligible_ns) const {
-  next_eligible_ns = kNeverNs;
+  next_eligible_ns = sim_time::kNeverNs;
   int chosen = -1;
   std::uint32_t chosen_class = 0;
   for_each_issuable([&](std::uint32_t q) {
@@ -138,7 +139,7 @@ int DmaEngine::select_queue(double time_ns, double& next_eligible_ns) const {
 }
 
 double DmaEngine::next_eligible_ns() const {
-  double earliest = kNeverNs;
+  double earliest = sim_time::kNeverNs;
   for_each_issuable([&](std::uint32_t q) {
     const DmaQueue& queue = queues[q];
     earliest = std::min(earliest, eligible_ns(queue.items.at(queue.issue)));

@@ -5,13 +5,13 @@
 #include <limits>
 #include <string>
 
-#include "memory/sim_time.hpp"
 #include "util/log.hpp"
+#include "util/sim_time.hpp"
 
 namespace trnsim::dma {
 
 using kernel::MemoryKind;
-using memory::kNeverNs;
+using sim_time::kNeverNs;
 
 FlowLevelDma::FlowLevelDma(sc_core::sc_module_name name, const config::Params& params,
                            std::uint32_t cores)
@@ -37,6 +37,7 @@ FlowLevelDma::FlowLevelDma(sc_core::sc_module_name name, const config::Params& p
       on_chip_(cores_),
       generators_(params.dma, cores_),
       trace_(log::debug_enabled("dma")) {
+  sim_time::scale();  // before any conversion (util/sim_time.hpp)
   for (std::vector<Bucket>* caps : {&core_caps_, &read_ports_, &write_ports_}) {
     for (Bucket& bucket : *caps) bucket.credit = depth_bytes_;
   }
@@ -66,7 +67,7 @@ std::uint32_t FlowLevelDma::new_item() {
 
 void FlowLevelDma::submit(std::uint32_t pid, std::uint64_t id,
                           const kernel::Instruction& instruction, core::DmaClient& client) {
-  const double now = memory::now_ns();
+  const double now = sim_time::now_ns();
   pid = std::min(pid, cores_ - 1);
   const TransferPlan plan = plan_transfer(instruction, params_, 0, 0);
   const kernel::AccessPattern& src = instruction.src();
@@ -85,7 +86,7 @@ void FlowLevelDma::submit(std::uint32_t pid, std::uint64_t id,
   transfer.pid = pid;
   transfer.queue = queue;
   transfer.issue_ns = now;
-  transfer.first_data_ns = kNeverNs;
+  transfer.first_data_ns = sim_time::kNeverNs;
   if (observed()) transfer.event = core::dma_event_of(pid, id, instruction);
 
   const bool reads_hbm = src.memory == MemoryKind::kHbm;
@@ -174,7 +175,7 @@ void FlowLevelDma::submit(std::uint32_t pid, std::uint64_t id,
   if (src.memory == MemoryKind::kPsum) on_chip.psum_read += src.bytes();
   if (dst.memory == MemoryKind::kSbuf) on_chip.sbuf_write += dst.bytes();
   if (dst.memory == MemoryKind::kPsum) on_chip.psum_write += dst.bytes();
-  if (!advancing_) wake_event_.notify(memory::from_ns(std::max(0.0, next_event_ns() - now)));
+  if (!advancing_) wake_event_.notify(sim_time::from_ns(std::max(0.0, next_event_ns() - now)));
 }
 
 void FlowLevelDma::split_lanes(std::uint32_t pid) {
@@ -225,12 +226,12 @@ void FlowLevelDma::drain(Bucket& bucket, double dt_ns) const {
 }
 
 double FlowLevelDma::exhausted_ns(const Bucket& bucket) const {
-  if (bucket.load <= bucket.capacity || bucket.credit <= 0) return kNeverNs;
+  if (bucket.load <= bucket.capacity || bucket.credit <= 0) return sim_time::kNeverNs;
   return model_ns_ + bucket.credit / (bucket.load - bucket.capacity);
 }
 
 double FlowLevelDma::next_event_ns() const {
-  double next = pending_.empty() ? kNeverNs : std::max(pending_.top().time_ns, model_ns_);
+  double next = pending_.empty() ? sim_time::kNeverNs : std::max(pending_.top().time_ns, model_ns_);
   for (std::uint32_t index : active_) {
     const Item& item = items_[index];
     if (item.rate > 0) next = std::min(next, model_ns_ + item.remaining / item.rate);
@@ -243,12 +244,12 @@ double FlowLevelDma::next_event_ns() const {
 }
 
 void FlowLevelDma::wake() {
-  const double now = memory::now_ns();
+  const double now = sim_time::now_ns();
   advancing_ = true;
-  advance(now + lookahead_ns_ + memory::ns_per_tick());
+  advance(now + lookahead_ns_ + sim_time::ns_per_tick());
   advancing_ = false;
   const double next = next_event_ns();
-  if (next < kNeverNs) wake_event_.notify(memory::from_ns(std::max(0.0, next - now)));
+  if (next < sim_time::kNeverNs) wake_event_.notify(sim_time::from_ns(std::max(0.0, next - now)));
 }
 
 void FlowLevelDma::progress_to(double time_ns) {
@@ -272,7 +273,7 @@ void FlowLevelDma::advance(double horizon_ns) {
     // The next completion among the moving items (and every item finishing then: exactly, so
     // that no rounding of the remaining bytes leaves one a few ulps short of its end), and the
     // next item to become ready or bucket to run dry.
-    double next_finish = kNeverNs;
+    double next_finish = sim_time::kNeverNs;
     to_finish_.clear();
     for (std::uint32_t index : active_) {
       const Item& item = items_[index];
@@ -284,13 +285,14 @@ void FlowLevelDma::advance(double horizon_ns) {
       }
       if (finish_ns == next_finish) to_finish_.push_back(index);
     }
-    double next_ready = pending_.empty() ? kNeverNs : std::max(pending_.top().time_ns, model_ns_);
+    double next_ready =
+        pending_.empty() ? sim_time::kNeverNs : std::max(pending_.top().time_ns, model_ns_);
     for (std::uint32_t pid : draining_) {
       next_ready = std::min({next_ready, exhausted_ns(core_caps_[pid]),
                              exhausted_ns(read_ports_[pid]), exhausted_ns(write_ports_[pid])});
     }
     const double next = std::min(next_finish, next_ready);
-    if (next > horizon_ns || next == kNeverNs) break;
+    if (next > horizon_ns || next == sim_time::kNeverNs) break;
     if (next_ready < next_finish) to_finish_.clear();
     // Buckets whose credit runs out now are empty now (exactly, as items above).
     exhausted_.clear();
@@ -452,8 +454,9 @@ void FlowLevelDma::recompute_rates() {
       continue;
     }
     touched_[kept++] = pid;
-    if (exhausted_ns(core_caps_[pid]) < kNeverNs || exhausted_ns(read_ports_[pid]) < kNeverNs ||
-        exhausted_ns(write_ports_[pid]) < kNeverNs) {
+    if (exhausted_ns(core_caps_[pid]) < sim_time::kNeverNs ||
+        exhausted_ns(read_ports_[pid]) < sim_time::kNeverNs ||
+        exhausted_ns(write_ports_[pid]) < sim_time::kNeverNs) {
       draining_.push_back(pid);
     }
   }
@@ -463,13 +466,14 @@ void FlowLevelDma::recompute_rates() {
 void FlowLevelDma::transfer_done(std::uint32_t slot) {
   Transfer& transfer = transfers_[slot];
   const double complete = transfer.done_ns + transfer.latency_ns;
-  const double first = transfer.first_data_ns < kNeverNs ? transfer.first_data_ns : complete;
+  const double first =
+      transfer.first_data_ns < sim_time::kNeverNs ? transfer.first_data_ns : complete;
   count_completion(core_stats_[transfer.pid], transfer.queue, first, complete, last_complete_ns_);
   report_transfer(transfer.event, transfer.issue_ns, first, complete);
   core::DmaClient* client = transfer.client;
   const std::uint64_t id = transfer.id;
   transfers_.release(slot);
-  client->dma_complete(id, memory::from_ns(complete), complete - first);
+  client->dma_complete(id, sim_time::from_ns(complete), complete - first);
 }
 
 void FlowLevelDma::add_statistics(stats::Group& memory_system, double elapsed_ns) const {

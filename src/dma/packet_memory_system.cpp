@@ -6,14 +6,14 @@
 #include <string>
 
 #include "address/address_map.hpp"
-#include "memory/sim_time.hpp"
 #include "util/log.hpp"
+#include "util/sim_time.hpp"
 
 namespace trnsim::dma {
 
 using kernel::MemoryKind;
 
-using memory::kNeverNs;
+using sim_time::kNeverNs;
 
 PacketMemorySystem::PacketMemorySystem(sc_core::sc_module_name name, const config::Params& params,
                                        std::uint32_t cores, const HbmTargetFactory& make_stack)
@@ -39,6 +39,7 @@ PacketMemorySystem::PacketMemorySystem(sc_core::sc_module_name name, const confi
       hbm_write_tat_ns_(cores_, 0.0),
       core_stats_(cores_),
       generators_(params.dma, cores_) {
+  sim_time::scale();  // before any conversion (util/sim_time.hpp)
   int port = 0;
   for (std::uint32_t s = 0; s < layout_.stacks(); ++s) {
     const std::string stack_name = "hbm" + std::to_string(s);
@@ -95,7 +96,7 @@ std::uint64_t PacketMemorySystem::fabric_prefix(const kernel::AccessPattern& pat
 
 void PacketMemorySystem::submit(std::uint32_t pid, std::uint64_t id,
                                 const kernel::Instruction& instruction, core::DmaClient& client) {
-  const double now = memory::now_ns();
+  const double now = sim_time::now_ns();
   pid = std::min(pid, cores_ - 1);
   const std::uint32_t slot = transfers_.acquire();
   Transfer& transfer = transfers_[slot];
@@ -109,7 +110,7 @@ void PacketMemorySystem::submit(std::uint32_t pid, std::uint64_t id,
   transfer.pending = engines_per_core_;
   transfer.issue_ns = now;
   if (observed()) transfer.event = core::dma_event_of(pid, id, instruction);
-  transfer.first_packet_ns = kNeverNs;
+  transfer.first_packet_ns = sim_time::kNeverNs;
   transfer.complete_ns = now;
 
   CoreDmaStats& stats = core_stats_[pid];
@@ -154,15 +155,15 @@ void PacketMemorySystem::schedule(DmaEngine& engine, std::uint32_t engine_index,
   event.engine = engine_index;
   event.item = ++engine.generation;  // an earlier pending event of this engine is now stale
   events_.push(time_ns, event);
-  if (!advancing_) wake_event_.notify(memory::from_ns(time_ns - memory::now_ns()));
+  if (!advancing_) wake_event_.notify(sim_time::from_ns(time_ns - sim_time::now_ns()));
 }
 
 void PacketMemorySystem::wake() {
-  const double now = memory::now_ns();
+  const double now = sim_time::now_ns();
   advancing_ = true;
-  advance(now + lookahead_ns_ + memory::ns_per_tick());
+  advance(now + lookahead_ns_ + sim_time::ns_per_tick());
   advancing_ = false;
-  if (!events_.empty()) wake_event_.notify(memory::from_ns(events_.top().time_ns - now));
+  if (!events_.empty()) wake_event_.notify(sim_time::from_ns(events_.top().time_ns - now));
 }
 
 void PacketMemorySystem::advance(double horizon_ns) {
@@ -192,10 +193,10 @@ void PacketMemorySystem::issue_packet(std::uint32_t engine_index, double time_ns
     schedule(engine, engine_index, start);
     return;
   }
-  double next_eligible = kNeverNs;
+  double next_eligible = sim_time::kNeverNs;
   const int selected = engine.select_queue(time_ns, next_eligible);
   if (selected < 0) {
-    if (next_eligible < kNeverNs) schedule(engine, engine_index, next_eligible);
+    if (next_eligible < sim_time::kNeverNs) schedule(engine, engine_index, next_eligible);
     return;
   }
   const auto queue_index = static_cast<std::uint32_t>(selected);
@@ -327,15 +328,16 @@ void PacketMemorySystem::engine_done(std::uint32_t slot, double done_ns) {
   transfer.complete_ns = std::max(transfer.complete_ns, done_ns);
   if (--transfer.pending > 0) return;
 
-  const double complete = std::max(transfer.complete_ns, memory::now_ns());
-  const double first = transfer.first_packet_ns < kNeverNs ? transfer.first_packet_ns : complete;
+  const double complete = std::max(transfer.complete_ns, sim_time::now_ns());
+  const double first =
+      transfer.first_packet_ns < sim_time::kNeverNs ? transfer.first_packet_ns : complete;
   const double transfer_ns = complete - first;
   count_completion(core_stats_[transfer.pid], transfer.queue, first, complete, last_complete_ns_);
   report_transfer(transfer.event, transfer.issue_ns, first, complete);
   core::DmaClient* client = transfer.client;
   const std::uint64_t id = transfer.id;
   transfers_.release(slot);
-  client->dma_complete(id, memory::from_ns(complete), transfer_ns);
+  client->dma_complete(id, sim_time::from_ns(complete), transfer_ns);
 }
 
 void PacketMemorySystem::add_statistics(stats::Group& memory_system, double elapsed_ns) const {

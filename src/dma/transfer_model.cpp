@@ -5,14 +5,14 @@
 #include <utility>
 
 #include "dma/descriptors.hpp"
-#include "memory/sim_time.hpp"
 #include "util/log.hpp"
+#include "util/sim_time.hpp"
 
 namespace trnsim::dma {
 
 using kernel::MemoryKind;
 
-using memory::kNeverNs;
+using sim_time::kNeverNs;
 
 double TransferLevelDma::RateLimit::admit(double start_ns, double bytes) {
   tat_ns = std::max(tat_ns, start_ns) + bytes / bytes_per_ns;
@@ -37,6 +37,7 @@ TransferLevelDma::TransferLevelDma(const config::Params& params, std::uint32_t c
       on_chip_(cores_),
       generators_(params.dma, cores_),
       trace_(log::debug_enabled("dma")) {
+  sim_time::scale();  // before any conversion (util/sim_time.hpp)
   stacks_.assign(layout_.stacks(), RateLimit{refreshed_stack_bytes_per_ns(params.hbm)});
   stack_stats_.resize(stacks_.size());
   const auto queues = static_cast<std::size_t>(std::max(1, params.dma.queues_per_engine));
@@ -136,7 +137,7 @@ void TransferLevelDma::submit(std::uint32_t pid, std::uint64_t id,
 void TransferLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint32_t pid,
                                     std::uint64_t id, const kernel::Instruction& instruction,
                                     core::DmaClient& client) {
-  const double now = memory::to_ns(submitted);
+  const double now = sim_time::to_ns(submitted);
   pid = std::min(pid, cores_ - 1);
   const EngineSplit& split = engine_split(instruction);
   const kernel::AccessPattern& src = instruction.src();
@@ -151,7 +152,7 @@ void TransferLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint
   const double overhead = params_.dma.descriptor_overhead_ns;
   const auto prefetch = static_cast<double>(std::max(1, params_.dma.descriptor_prefetch));
   CoreDmaStats& stats = core_stats_[pid];
-  double first_data = kNeverNs;
+  double first_data = sim_time::kNeverNs;
   double engines_done = ready;
   double* descriptor_free = &descriptor_free_ns_[std::size_t{pid} * engines_per_core_];
   double* data_free = &data_free_ns_[std::size_t{pid} * engines_per_core_];
@@ -194,7 +195,7 @@ void TransferLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint
     trace_plan("transfer", pid, id, split.bytes, split.engines, split.total_descriptors, now,
                ready);
   }
-  if (first_data == kNeverNs) first_data = ready;
+  if (first_data == sim_time::kNeverNs) first_data = ready;
 
   // Rate limits the DMA's bytes pass, then the memory latency.
   const bool reads_hbm = src.memory == MemoryKind::kHbm;
@@ -256,7 +257,7 @@ void TransferLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint
     event.hbm_stack = stack_touched;
     report_transfer(event, now, first_data, done);
   }
-  client.dma_complete(id, memory::from_ns(done), done - first_data);
+  client.dma_complete(id, sim_time::from_ns(done), done - first_data);
 }
 
 void TransferLevelDma::add_statistics(stats::Group& memory_system, double elapsed_ns) const {

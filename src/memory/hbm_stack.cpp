@@ -1,7 +1,7 @@
 #include "memory/hbm_stack.hpp"
 
-#include "memory/sim_time.hpp"
 #include "util/percent.hpp"
+#include "util/sim_time.hpp"
 
 namespace trnsim::memory {
 
@@ -9,17 +9,18 @@ using util::percent;
 
 HbmStack::HbmStack(sc_core::sc_module_name name, const config::HbmParams& params)
     : HbmTarget(name), socket("socket"), timing_(params) {
+  sim_time::scale();  // before any conversion (util/sim_time.hpp)
   socket.register_b_transport(this, &HbmStack::b_transport);
 }
 
 void HbmStack::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-  const double now = now_ns();
-  const double issue = now + to_ns(delay);
+  const double now = sim_time::now_ns();
+  const double issue = now + sim_time::to_ns(delay);
   const StackAccess access = timing_.access(issue, payload.get_address(), payload.get_data_length(),
                                             payload.get_command() == tlm::TLM_WRITE_COMMAND);
-  delay = from_ns(access.done_ns - now);
+  delay = sim_time::from_ns(access.done_ns - now);
   if (auto* extension = payload.get_extension<TransactionTiming>()) {
-    extension->accept_delay = from_ns(access.accept_ns - now);
+    extension->accept_delay = sim_time::from_ns(access.accept_ns - now);
   }
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "memory/sim_time.hpp"
 #include "util/percent.hpp"
+#include "util/sim_time.hpp"
 
 namespace trnsim::memory {
 
@@ -12,19 +12,20 @@ IdealHbmStack::IdealHbmStack(sc_core::sc_module_name name, const config::HbmPara
       socket("socket"),
       bytes_per_ns_(params.stack_bandwidth_gbps),
       latency_ns_(params.controller_latency_ns) {
+  sim_time::scale();  // before any conversion (util/sim_time.hpp)
   socket.register_b_transport(this, &IdealHbmStack::b_transport);
 }
 
 void IdealHbmStack::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-  const double now = now_ns();
-  const double issue = now + to_ns(delay);
+  const double now = sim_time::now_ns();
+  const double issue = now + sim_time::to_ns(delay);
   const double start = std::max(issue, free_ns_);
   free_ns_ = start + payload.get_data_length() / bytes_per_ns_;
   queueing_ns_ += start - issue;
   ++requests_;
   (payload.get_command() == tlm::TLM_WRITE_COMMAND ? write_bytes_ : read_bytes_) +=
       payload.get_data_length();
-  delay = from_ns(free_ns_ + latency_ns_ - now);
+  delay = sim_time::from_ns(free_ns_ + latency_ns_ - now);
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

@@ -8,6 +8,7 @@
 
 #include "system/backends.hpp"
 #include "util/error.hpp"
+#include "util/sim_time.hpp"
 
 namespace trnsim::system {
 
@@ -58,6 +59,7 @@ System::System(const config::Params& params, std::uint32_t cores, const SourceFa
     : params_(params), barrier_(cores) {
   // Femtosecond resolution: engine cycles (e.g. 1/2.4 GHz) accumulate no visible rounding.
   sc_core::sc_set_time_resolution(1, sc_core::SC_FS);
+  sim_time::scale();  // the resolution every module converts with (util/sim_time.hpp)
   route_systemc_reports_to_stderr();
   memory_system_ = build_memory_system(params_, cores);
   DmaBackend& dma = *memory_system_;

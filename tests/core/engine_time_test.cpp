@@ -29,7 +29,7 @@ constexpr std::size_t kSync = static_cast<std::size_t>(Engine::kSync);
 constexpr std::size_t kVector = static_cast<std::size_t>(Engine::kVector);
 constexpr std::size_t kTensor = static_cast<std::size_t>(Engine::kTensor);
 // One tick = 1 fs: the totals in ns are ticks * 1e-6.
-constexpr double kFemtosecondsPerTick = 1.0;
+constexpr double kTicksPerNs = 1e6;  // 1 fs ticks
 constexpr double kNsPerTick = 1e-6;
 
 TEST(IdleWait, IsTheWholeWaitOnAnEngineThatIsIdleThroughout) {
@@ -46,7 +46,7 @@ TEST(IdleWait, LeavesOutTimeTheEngineSpendsOnOtherWork) {
 
 TEST(ConcurrentUnitTime, TwoItemsWaitingAtOnceCountOnce) {
   EngineStats stats;
-  ConcurrentUnitTime time(stats, kFemtosecondsPerTick);
+  ConcurrentUnitTime time(stats, kTicksPerNs);
   time.issued(kSync, 1, 10);
   time.issued(kSync, 2, 20);
   // Both wait for one vector result visible at 100.
@@ -63,7 +63,7 @@ TEST(ConcurrentUnitTime, TwoItemsWaitingAtOnceCountOnce) {
 
 TEST(ConcurrentUnitTime, AWaitWhileAnotherItemIsBusyIsNotIdle) {
   EngineStats stats;
-  ConcurrentUnitTime time(stats, kFemtosecondsPerTick);
+  ConcurrentUnitTime time(stats, kTicksPerNs);
   time.issued(kSync, 1, 0);
   time.issued(kSync, 2, 10);
   time.waited(10, 80, Engine::kVector, 10);
@@ -77,7 +77,7 @@ TEST(ConcurrentUnitTime, AWaitWhileAnotherItemIsBusyIsNotIdle) {
 
 TEST(ConcurrentUnitTime, OverlappingWaitsGoToTheProducerWhoseResultComesFirst) {
   EngineStats stats;
-  ConcurrentUnitTime time(stats, kFemtosecondsPerTick);
+  ConcurrentUnitTime time(stats, kTicksPerNs);
   time.issued(kSync, 1, 0);
   time.issued(kVector, 2, 20);
   time.waited(0, 100, Engine::kVector, 20);  // item 1 on a vector result at 100
@@ -137,7 +137,7 @@ TEST(ConcurrentUnitTime, EqualsATickByTickCountAndKeepsFewIntervals) {
     return a.at != b.at ? a.at < b.at : a.kind < b.kind;
   });
   EngineStats stats;
-  ConcurrentUnitTime time(stats, kFemtosecondsPerTick);
+  ConcurrentUnitTime time(stats, kTicksPerNs);
   std::size_t most_retained = 0;
   for (const Report& report : reports) {
     const Item& item = items[report.id];

@@ -19,7 +19,7 @@
 #include "dma/packet_memory_system.hpp"
 #include "kernel/instruction.hpp"
 #include "memory/hbm_stack.hpp"
-#include "memory/sim_time.hpp"
+#include "util/sim_time.hpp"
 
 namespace trnsim::dma::test {
 
@@ -113,7 +113,7 @@ class Testbench : public sc_core::sc_module, public core::DmaClient {
                     double transfer_ns) override {
     EXPECT_GE(complete, sc_core::sc_time_stamp()) << "completion reported in the past";
     EXPECT_EQ(completions_.count(id), 0u) << "DMA " << id << " completed twice";
-    completions_[id] = {memory::to_ns(complete), transfer_ns};
+    completions_[id] = {sim_time::to_ns(complete), transfer_ns};
   }
 
   const Completion& completion(std::uint64_t id) const { return completions_.at(id); }
@@ -129,8 +129,8 @@ class Testbench : public sc_core::sc_module, public core::DmaClient {
   void run() {
     for (std::size_t i = 0; i < submissions_.size(); ++i) {
       const Submission& s = submissions_[i];
-      const double now = memory::now_ns();
-      if (s.time_ns > now) sc_core::wait(memory::from_ns(s.time_ns - now));
+      const double now = sim_time::now_ns();
+      if (s.time_ns > now) sc_core::wait(sim_time::from_ns(s.time_ns - now));
       system_.submit(s.pid, i, s.instruction, *this);
     }
   }

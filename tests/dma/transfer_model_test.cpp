@@ -49,7 +49,7 @@ TEST(TransferModel, AShapeSeenBeforeTimesAsInAFreshModel) {
   struct Capture : core::DmaClient {
     double complete_ns = -1;
     void dma_complete(std::uint64_t, const sc_core::sc_time& complete, double) override {
-      complete_ns = memory::to_ns(complete);
+      complete_ns = sim_time::to_ns(complete);
     }
   };
   auto alone = [&](const Instruction& dma) {

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "core/core_time.hpp"
 #include "core/engines/engine_run.hpp"
+#include "util/sim_time.hpp"
 
 namespace trnsim::core {
 
@@ -45,7 +45,7 @@ sc_time DataPathEngine::plan_data_path(Self& self, const QueuedInstruction& item
   const sc_time before_ports = start;
   if (planned_sbuf_port_ != nullptr) start = std::max(start, planned_sbuf_port_->free_at);
   if (planned_psum_port_ != nullptr) start = std::max(start, planned_psum_port_->free_at);
-  if (start != before_ports) stats_.port_wait_ns += to_ns(start - before_ports);
+  if (start != before_ports) stats_.port_wait_ns += sim_time::to_ns(start - before_ports);
   cost_ = cost_of(instruction, context);
   return start;
 }
@@ -53,12 +53,12 @@ sc_time DataPathEngine::plan_data_path(Self& self, const QueuedInstruction& item
 Engine::Completion DataPathEngine::commit_compute(const QueuedInstruction& /*item*/,
                                                   const sc_time& start) {
   Completion completion;
-  completion.end = start + ns(cost_.ns);
+  completion.end = start + sim_time::from_ns(cost_.ns);
   completion.visible = completion.end;
   if (planned_sbuf_port_ != nullptr) planned_sbuf_port_->free_at = completion.end;
   if (planned_psum_port_ != nullptr) planned_psum_port_->free_at = completion.end;
   completion.busy_ns = cost_.ns;
-  completion.slice_start_ns = to_ns(start);
+  completion.slice_start_ns = sim_time::to_ns(start);
   return completion;
 }
 

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "core/core_time.hpp"
 #include "core/deps/dependency_tracker.hpp"
 #include "core/neuron_core.hpp"
 #include "util/log.hpp"
+#include "util/sim_time.hpp"
 
 namespace trnsim::core {
 
@@ -21,8 +21,8 @@ Engine::Engine(sc_core::sc_module_name name, NeuronCore& core, kernel::Engine ki
       params_(core.params()),
       stats_(core.mutable_stats().engines[static_cast<std::size_t>(kind)]),
       kind_(kind),
-      fetch_latency_(ns(core.params().sequencer.fetch_latency_ns)),
-      fetch_interval_(ns(1.0 / core.params().sequencer.fetch_instructions_per_ns)),
+      fetch_latency_(sim_time::from_ns(core.params().sequencer.fetch_latency_ns)),
+      fetch_interval_(sim_time::from_ns(1.0 / core.params().sequencer.fetch_instructions_per_ns)),
       fetch_buffer_size_(
           static_cast<std::size_t>(std::max(1, core.params().sequencer.fetch_buffer_instructions))),
       slot_free_at_(fetch_buffer_size_),
@@ -87,9 +87,9 @@ void Engine::trace(const QueuedInstruction& item, double slice_start_ns, const s
       "core {} {} #{} {}{}{}: start {:.3f} ns, end {:.3f} ns, {}, waited {:.3f} ns for {}",
       core_.pid(), kernel::engine_name(kind_), sequence_of(item.id),
       kernel::opcode_name(instruction.opcode), where.empty() ? "" : " at ", where, slice_start_ns,
-      to_ns(end),
+      sim_time::to_ns(end),
       triggers ? std::string("triggered (core.dma: its completion)")
-               : fmt::format("visible {:.3f} ns", to_ns(visible)),
+               : fmt::format("visible {:.3f} ns", sim_time::to_ns(visible)),
       wait_ns_, wait_ns_ > 0 ? kernel::engine_name(waited_on_) : "-");
 }
 
@@ -97,10 +97,10 @@ void Engine::observe(const QueuedInstruction& item, double slice_start_ns, const
                      const sc_time& visible) {
   InstructionTiming timing;
   timing.instruction = &item.instruction;
-  timing.fetched_ns = to_ns(item.fetched_at);
+  timing.fetched_ns = sim_time::to_ns(item.fetched_at);
   timing.start_ns = slice_start_ns;
-  timing.end_ns = to_ns(end);
-  timing.visible_ns = to_ns(visible);
+  timing.end_ns = sim_time::to_ns(end);
+  timing.visible_ns = sim_time::to_ns(visible);
   timing.wait_ns = wait_ns_;
   timing.waited_on = waited_on_;
   timing.waited_on_sequence = sequence_of(waited_on_id_);

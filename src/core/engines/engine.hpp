@@ -24,11 +24,11 @@
 #include "config/params.hpp"
 #include "core/barrier_hub.hpp"
 #include "core/core_stats.hpp"
-#include "core/core_time.hpp"
 #include "core/cost/cost_model.hpp"
 #include "core/deps/dependency_tracker.hpp"
 #include "core/queued_instruction.hpp"
 #include "kernel/instruction.hpp"
+#include "util/sim_time.hpp"
 
 namespace trnsim::core {
 
@@ -114,7 +114,7 @@ class Engine : public sc_core::sc_module {
   /// A DMA or collective trigger on this engine issued from `start` to `end`: returns the
   /// engine busy time to add to its statistics. Default: the whole interval.
   virtual double trigger_issued(const sc_core::sc_time& start, const sc_core::sc_time& end) {
-    return to_ns(end - start);
+    return sim_time::to_ns(end - start);
   }
   /// Of the planned front instruction's dependency wait (wait_ns() > 0, from the engine being
   /// available or the instruction fetched, whichever is later), the time the engine was idle:

@@ -7,9 +7,9 @@
 
 #include <algorithm>
 
-#include "core/core_time.hpp"
 #include "core/engines/engine.hpp"
 #include "core/neuron_core.hpp"
+#include "util/sim_time.hpp"
 
 namespace trnsim::core {
 
@@ -62,7 +62,7 @@ bool Engine::plan_start(Self& self, const sc_core::sc_time& deps_ready) {
   // Dependency waits count from when the engine could otherwise have started.
   const sc_core::sc_time earliest = std::max(engine_available_, item.fetched_at);
   sc_core::sc_time start = std::max({earliest, deps_ready, now});
-  wait_ns_ = deps_ready > earliest ? to_ns(deps_ready - earliest) : 0.0;
+  wait_ns_ = deps_ready > earliest ? sim_time::to_ns(deps_ready - earliest) : 0.0;
   // DMA and collective triggers and barriers have nothing but their start to plan (a barrier is
   // arrived at at its start, arrive_at_barrier()).
   const bool computes = instruction.engine != kernel::Engine::kDma &&
@@ -102,15 +102,15 @@ void Engine::commit_start(Self& self) {
     end = start + core_.issue_time();
     busy_ns = self.trigger_issued(start, end);
     core_.dma_dispatcher().count_trigger(instruction, unit(), item.id, end);
-    slice_start_ns = to_ns(start);
+    slice_start_ns = sim_time::to_ns(start);
     completes_later = true;
   } else if (instruction.opcode == kernel::Opcode::kCoreBarrier) {
     // Released now (every core of the group arrived), or no barrier hub: at the start.
     end = core_.barrier_hub() != nullptr ? core_.now() : start;
     end = std::max(end, start + core_.issue_time());
     visible = end;
-    busy_ns = to_ns(end - start);
-    slice_start_ns = to_ns(start);
+    busy_ns = sim_time::to_ns(end - start);
+    slice_start_ns = sim_time::to_ns(start);
   } else {
     const Completion completion = self.commit_compute(item, start);
     end = completion.end;

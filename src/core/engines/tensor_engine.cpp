@@ -3,10 +3,10 @@
 #include <algorithm>
 
 #include "core/core_stats.hpp"
-#include "core/core_time.hpp"
 #include "core/engines/engine_run.hpp"
 #include "core/neuron_core.hpp"
 #include "kernel/opcodes.hpp"
+#include "util/sim_time.hpp"
 
 namespace trnsim::core {
 
@@ -116,7 +116,7 @@ sc_time TensorEngine::plan_compute(const QueuedInstruction& item, cost::CostCont
   // results can delay it.
   ls_start_ =
       std::max({core_.other_engines_ready(item, engine_kind()), ls_free_at_, item.fetched_at});
-  const sc_time ls_end = ls_start_ + ns(cost_.load_stationary_cycles * cycle_ns);
+  const sc_time ls_end = ls_start_ + sim_time::from_ns(cost_.load_stationary_cycles * cycle_ns);
   ls_free_at_ = ls_end;
   return std::max(start, ls_end);
 }
@@ -124,7 +124,8 @@ sc_time TensorEngine::plan_compute(const QueuedInstruction& item, cost::CostCont
 double TensorEngine::trigger_issued(const sc_time& start, const sc_time& end) {
   issue_at_ = end;
   // Busy time is the union over the concurrent PE tiles and this trigger.
-  const double busy_ns = end > busy_until_ ? to_ns(end - std::max(start, busy_until_)) : 0.0;
+  const double busy_ns =
+      end > busy_until_ ? sim_time::to_ns(end - std::max(start, busy_until_)) : 0.0;
   busy_until_ = std::max(busy_until_, end);
   return busy_ns;
 }
@@ -133,10 +134,10 @@ double TensorEngine::idle_wait_ns(const QueuedInstruction& item) {
   // Not idle while other PE tiles run, nor once this instruction's LoadStationary started.
   const sc_time own_start = std::min(std::max(ls_start_, engine_available()), planned_start());
   const sc_time wait_begin = std::max(engine_available(), item.fetched_at);
-  const sc_time wait_end = wait_begin + ns(wait_ns());
+  const sc_time wait_end = wait_begin + sim_time::from_ns(wait_ns());
   if (busy_until_ <= wait_begin && own_start >= wait_end) return wait_ns();
-  return ticks_to_ns(idle_wait_ticks(wait_begin.value(), wait_end.value(), busy_until_.value(),
-                                     own_start.value()));
+  return sim_time::to_ns(idle_wait_ticks(wait_begin.value(), wait_end.value(), busy_until_.value(),
+                                         own_start.value()));
 }
 
 Engine::Completion TensorEngine::commit_compute(const QueuedInstruction& item,
@@ -145,19 +146,20 @@ Engine::Completion TensorEngine::commit_compute(const QueuedInstruction& item,
   Completion completion;
   const double cycle_ns = cycle_ns_;
   const double full_rate_ns = cost_.cycles * cycle_ns;
-  const double start_ns = to_ns(start);
+  const double start_ns = sim_time::to_ns(start);
   const double end_ns = throttle_.run(start_ns, full_rate_ns);
   CoreStats& core_stats = core_.mutable_stats();
   core_stats.throttled_ns += end_ns - start_ns - full_rate_ns;
-  completion.end = ns(end_ns);
-  completion.visible = completion.end + ns(cost_.latency_cycles * cycle_ns);
-  // One conversion of the later time (to_ns() is monotonic).
-  double slice_start_ns = to_ns(std::max(ls_start_, engine_available()));
+  completion.end = sim_time::from_ns(end_ns);
+  completion.visible = completion.end + sim_time::from_ns(cost_.latency_cycles * cycle_ns);
+  // One conversion of the later time (sim_time::to_ns() is monotonic).
+  double slice_start_ns = sim_time::to_ns(std::max(ls_start_, engine_available()));
   slice_start_ns = std::min(slice_start_ns, start_ns);
   completion.slice_start_ns = slice_start_ns;
   // Busy time is the union over concurrent tiles.
-  completion.busy_ns =
-      completion.end > busy_until_ ? end_ns - std::max(slice_start_ns, to_ns(busy_until_)) : 0.0;
+  completion.busy_ns = completion.end > busy_until_
+                           ? end_ns - std::max(slice_start_ns, sim_time::to_ns(busy_until_))
+                           : 0.0;
   busy_until_ = std::max(busy_until_, completion.end);
   issue_at_ = start;
   if (item.placement.background) {
