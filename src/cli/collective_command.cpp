@@ -114,8 +114,11 @@ void register_collective_command(CLI::App& app, CommandContext& context) {
     base.operation = parse_operation(options->op);
     const auto algorithm = kernel::collective_algorithm_from_name(options->algorithm);
     if (!algorithm) {
-      const std::vector<std::string> names = {"auto", "ring",      "mesh",
-                                              "rdh",  "kangaring", "hierarchical"};
+      std::vector<std::string> names;
+      for (std::size_t id = 0; id < kernel::collective_algorithm_count(); ++id) {
+        names.emplace_back(
+            kernel::collective_algorithm_name(static_cast<kernel::CollectiveAlgorithm>(id)));
+      }
       throw InputError("--algorithm", "expected one of " + util::join(names, "|") + ", found '" +
                                           options->algorithm + "'" +
                                           util::did_you_mean(options->algorithm, names));

@@ -1,6 +1,6 @@
 #include "collective/algorithm_choice.hpp"
 
-#include <bit>
+#include "collective/algorithms.hpp"
 
 namespace trnsim::collective {
 
@@ -10,15 +10,15 @@ Algorithm choose_algorithm(Operation operation, Algorithm requested, std::uint64
   if (operation == Operation::kPermute || operation == Operation::kSendRecv || ranks <= 1) {
     return Algorithm::kRing;
   }
-  const auto size = static_cast<std::int64_t>(bytes);
-  if (operation == Operation::kAllToAll) {
-    if (requested == Algorithm::kMesh) return Algorithm::kMesh;
-    if (requested == Algorithm::kAuto && size <= params.mesh_max_bytes) return Algorithm::kMesh;
-    return Algorithm::kRing;
-  }
   Algorithm algorithm = requested;
   if (algorithm == Algorithm::kAuto) {
-    if (domains > 1 && even_domains) {
+    algorithm = kernel::collective_algorithm_from_name(params.algorithm).value_or(Algorithm::kAuto);
+  }
+  if (algorithm == Algorithm::kAuto) {
+    const auto size = static_cast<std::int64_t>(bytes);
+    if (operation == Operation::kAllToAll) {
+      algorithm = size <= params.mesh_max_bytes ? Algorithm::kMesh : Algorithm::kRing;
+    } else if (domains > 1 && even_domains) {
       algorithm = Algorithm::kHierarchical;
     } else if (size <= params.mesh_max_bytes) {
       algorithm = Algorithm::kMesh;
@@ -28,12 +28,10 @@ Algorithm choose_algorithm(Operation operation, Algorithm requested, std::uint64
       algorithm = params.kangaring ? Algorithm::kKangaring : Algorithm::kRing;
     }
   }
-  // RDH folds extra ranks only for all-reduce; all-gather and reduce-scatter need 2^k ranks.
-  if (algorithm == Algorithm::kRdh && operation != Operation::kAllReduce &&
-      !std::has_single_bit(ranks)) {
-    algorithm = Algorithm::kRing;
+  const AlgorithmModel* model = algorithm_model(algorithm);
+  if (model == nullptr || !model->supports(operation, ranks, even_domains)) {
+    return Algorithm::kRing;
   }
-  if (algorithm == Algorithm::kHierarchical && !even_domains) algorithm = Algorithm::kRing;
   return algorithm;
 }
 

@@ -1,8 +1,10 @@
-// Which algorithm a collective runs: `auto` picks by message size as the Neuron runtime documents
-// for Trainium2 (hardware-facts.md §11.5: Mesh up to collective.mesh_max_bytes, RDH up to
-// collective.rdh_max_bytes, KangaRing above when collective.kangaring, else Ring), and
-// Hierarchical when the ranks span several EFA domains evenly. An explicit algorithm the
-// operation cannot use falls back to Ring (all_to_all: pairwise exchange). Pure.
+// Which algorithm a collective runs: the kernel's, or for `auto` the config's
+// collective.algorithm; `auto` there picks by message size as the Neuron runtime documents for
+// Trainium2 (hardware-facts.md §11.5: Mesh up to collective.mesh_max_bytes, RDH up to
+// collective.rdh_max_bytes, KangaRing above when collective.kangaring, else Ring; all_to_all:
+// Mesh up to mesh_max_bytes, else Ring), and Hierarchical when the ranks span several EFA
+// domains evenly. An algorithm that cannot run the operation (AlgorithmModel::supports) falls
+// back to Ring (all_to_all: pairwise exchange). Pure.
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,9 @@
 #include "collective/schedule.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <map>
+
+#include "collective/algorithms.hpp"
 
 namespace trnsim::collective {
 
@@ -45,50 +46,37 @@ double bus_bandwidth_factor(Operation operation, std::uint32_t ranks) {
   return 1.0;
 }
 
+bool even_domains(const RankLayout& layout) {
+  std::map<std::uint32_t, std::uint32_t> members;
+  for (const std::uint32_t rank : layout.ring) {
+    ++members[rank < layout.domain.size() ? layout.domain[rank] : 0];  // none given: one domain
+  }
+  for (const auto& [domain, count] : members) {
+    if (count != members.begin()->second) return false;
+  }
+  return true;
+}
+
 Schedule::Schedule(Operation operation, Algorithm algorithm, std::uint32_t ranks,
                    std::uint64_t bytes, const RankLayout& layout)
     : operation_(operation), algorithm_(algorithm), ranks_(ranks) {
   if (operation == Operation::kSendRecv) {
     // Position 1 (rank 0) sends to position 0 (rank 1).
     const std::uint32_t groups = add_groups({{1, 0}});
-    steps_.push_back({Pattern::kFold, groups, 1, 0, bytes, false});
+    add_step(Pattern::kFold, groups, 1, 0, bytes, false);
     return;
   }
   if (ranks <= 1) return;
   if (operation == Operation::kPermute) {
-    steps_.push_back({Pattern::kShift, add_groups({layout.ring}), 1, 0, bytes, false});
+    add_step(Pattern::kShift, add_groups({layout.ring}), 1, 0, bytes, false);
     return;
   }
-  switch (algorithm) {
-    case Algorithm::kMesh:
-      build_mesh(bytes);
-      return;
-    case Algorithm::kRdh:
-      // Extra ranks fold into partners only for all-reduce; the others need 2^k ranks.
-      if (operation == Operation::kAllReduce ||
-          (operation != Operation::kAllToAll && std::has_single_bit(ranks))) {
-        build_rdh(bytes);
-        return;
-      }
-      break;
-    case Algorithm::kKangaring:
-      if (operation != Operation::kAllToAll) {
-        build_kangaring(bytes, layout);
-        return;
-      }
-      break;
-    case Algorithm::kHierarchical:
-      if (operation != Operation::kAllToAll) {
-        build_hierarchical(bytes, layout);
-        return;
-      }
-      break;
-    case Algorithm::kAuto:
-    case Algorithm::kRing:
-      break;
+  const AlgorithmModel* model = algorithm_model(algorithm);
+  if (model == nullptr || !model->supports(operation, ranks, even_domains(layout))) {
+    algorithm_ = Algorithm::kRing;
+    model = algorithm_model(Algorithm::kRing);
   }
-  algorithm_ = Algorithm::kRing;
-  build_ring(bytes, layout);
+  model->build(*this, bytes, layout);
 }
 
 std::uint32_t Schedule::add_groups(std::vector<std::vector<std::uint32_t>> members) {
@@ -106,11 +94,20 @@ std::uint32_t Schedule::add_groups(std::vector<std::vector<std::uint32_t>> membe
   return static_cast<std::uint32_t>(groups_.size() - 1);
 }
 
+void Schedule::add_step(Pattern pattern, std::uint32_t groups, std::uint32_t distance,
+                        std::uint32_t limit, std::uint64_t bytes, bool reduce) {
+  steps_.push_back({pattern, groups, distance, limit, bytes, reduce});
+}
+
+std::vector<std::uint32_t> Schedule::all_ranks() const {
+  std::vector<std::uint32_t> all(ranks_);
+  for (std::uint32_t r = 0; r < ranks_; ++r) all[r] = r;
+  return all;
+}
+
 void Schedule::ring_phase(std::uint32_t groups, std::uint64_t bytes, bool reduce,
                           std::uint32_t steps) {
-  for (std::uint32_t s = 0; s < steps; ++s) {
-    steps_.push_back({Pattern::kRing, groups, 1, 0, bytes, reduce});
-  }
+  for (std::uint32_t s = 0; s < steps; ++s) add_step(Pattern::kRing, groups, 1, 0, bytes, reduce);
 }
 
 void Schedule::biring_phase(std::uint32_t groups, std::uint64_t bytes, bool reduce) {
@@ -118,9 +115,9 @@ void Schedule::biring_phase(std::uint32_t groups, std::uint64_t bytes, bool redu
   if (m < 2) return;
   const std::uint32_t both_ways = (m - 1) / 2;
   for (std::uint32_t s = 0; s < both_ways; ++s) {
-    steps_.push_back({Pattern::kBiRing, groups, 1, 0, bytes, reduce});
+    add_step(Pattern::kBiRing, groups, 1, 0, bytes, reduce);
   }
-  if ((m - 1) % 2 == 1) steps_.push_back({Pattern::kBiRing, groups, 1, 1, bytes, reduce});
+  if ((m - 1) % 2 == 1) add_step(Pattern::kBiRing, groups, 1, 1, bytes, reduce);
 }
 
 void Schedule::ring_all_reduce(std::uint32_t groups, std::uint64_t bytes) {
@@ -129,137 +126,6 @@ void Schedule::ring_all_reduce(std::uint32_t groups, std::uint64_t bytes) {
   const std::uint64_t chunk = ceil_div(bytes, m);
   ring_phase(groups, chunk, true, m - 1);
   ring_phase(groups, chunk, false, m - 1);
-}
-
-void Schedule::build_ring(std::uint64_t bytes, const RankLayout& layout) {
-  const std::uint32_t ring = add_groups({layout.ring});
-  const std::uint32_t n = ranks_;
-  const std::uint64_t chunk = ceil_div(bytes, n);
-  switch (operation_) {
-    case Operation::kAllReduce:
-      ring_all_reduce(ring, bytes);
-      break;
-    case Operation::kAllGather:
-      ring_phase(ring, chunk, false, n - 1);
-      break;
-    case Operation::kReduceScatter:
-      ring_phase(ring, chunk, true, n - 1);
-      break;
-    case Operation::kAllToAll:
-      // Pairwise exchange: in step k every rank sends its block for rank + k.
-      for (std::uint32_t k = 1; k < n; ++k) {
-        steps_.push_back({Pattern::kShift, ring, k, 0, chunk, false});
-      }
-      break;
-    case Operation::kPermute:
-    case Operation::kSendRecv:
-      break;
-  }
-}
-
-void Schedule::build_kangaring(std::uint64_t bytes, const RankLayout& layout) {
-  const std::uint32_t ring = add_groups({layout.ring});
-  const std::uint64_t chunk = ceil_div(bytes, ranks_);
-  if (operation_ != Operation::kAllGather) biring_phase(ring, chunk, true);
-  if (operation_ != Operation::kReduceScatter) biring_phase(ring, chunk, false);
-}
-
-void Schedule::build_mesh(std::uint64_t bytes) {
-  std::vector<std::uint32_t> all(ranks_);
-  for (std::uint32_t r = 0; r < ranks_; ++r) all[r] = r;
-  const std::uint32_t group = add_groups({all});
-  const std::uint64_t chunk = ceil_div(bytes, ranks_);
-  switch (operation_) {
-    case Operation::kAllReduce:
-      steps_.push_back({Pattern::kMesh, group, 1, 0, chunk, true});
-      steps_.push_back({Pattern::kMesh, group, 1, 0, chunk, false});
-      break;
-    case Operation::kReduceScatter:
-      steps_.push_back({Pattern::kMesh, group, 1, 0, chunk, true});
-      break;
-    case Operation::kAllGather:
-    case Operation::kAllToAll:
-      steps_.push_back({Pattern::kMesh, group, 1, 0, chunk, false});
-      break;
-    case Operation::kPermute:
-    case Operation::kSendRecv:
-      break;
-  }
-}
-
-void Schedule::build_rdh(std::uint64_t bytes) {
-  // Rank order (pid order): on a torus numbered x + X*y the XOR partners are the hypercube
-  // neighbours of R-INTRA's "2D torus viewed as a 4D hypercube".
-  const std::uint32_t p = std::bit_floor(ranks_);
-  const std::uint32_t levels = static_cast<std::uint32_t>(std::countr_zero(p));
-  std::vector<std::uint32_t> all(ranks_);
-  for (std::uint32_t r = 0; r < ranks_; ++r) all[r] = r;
-  const std::uint32_t everyone = add_groups({all});
-  std::uint32_t core = everyone;
-  if (p != ranks_) {
-    core = add_groups({std::vector<std::uint32_t>(all.begin(), all.begin() + p)});
-    steps_.push_back({Pattern::kFold, everyone, p, 0, bytes, true});
-  }
-  // Halving exchanges the largest halves with the nearest partners (XOR 1, 2, 4, ...), so on
-  // consecutive ranks of a chip or torus row the big messages stay local; doubling mirrors it.
-  if (operation_ != Operation::kAllGather) {
-    for (std::uint32_t k = 0; k < levels; ++k) {
-      steps_.push_back({Pattern::kExchange, core, 1u << k, 0, ceil_div(bytes, 2ull << k), true});
-    }
-  }
-  if (operation_ != Operation::kReduceScatter) {
-    for (std::uint32_t k = 0; k < levels; ++k) {
-      steps_.push_back({Pattern::kExchange, core, p >> (k + 1), 0,
-                        ceil_div(bytes, 1ull << (levels - k)), false});
-    }
-  }
-  if (p != ranks_) {
-    steps_.push_back({Pattern::kUnfold, everyone, p, ranks_ - p, bytes, false});
-  }
-}
-
-void Schedule::build_hierarchical(std::uint64_t bytes, const RankLayout& layout) {
-  std::map<std::uint32_t, std::vector<std::uint32_t>> by_domain;
-  for (const std::uint32_t rank : layout.ring) by_domain[layout.domain[rank]].push_back(rank);
-  const std::uint32_t domains = static_cast<std::uint32_t>(by_domain.size());
-  const std::uint32_t m = static_cast<std::uint32_t>(by_domain.begin()->second.size());
-  for (const auto& [domain, members] : by_domain) {
-    if (members.size() != m) {  // uneven domains: no common local index
-      algorithm_ = Algorithm::kRing;
-      build_ring(bytes, layout);
-      return;
-    }
-  }
-  std::vector<std::vector<std::uint32_t>> intra;
-  std::vector<std::vector<std::uint32_t>> inter(m);
-  for (const auto& [domain, members] : by_domain) {
-    intra.push_back(members);
-    for (std::uint32_t i = 0; i < m; ++i) inter[i].push_back(members[i]);
-  }
-  const std::uint32_t inside = add_groups(std::move(intra));
-  const std::uint32_t across = add_groups(std::move(inter));
-  const std::uint64_t n = static_cast<std::uint64_t>(m) * domains;
-  switch (operation_) {
-    case Operation::kAllReduce: {
-      const std::uint64_t shard = ceil_div(bytes, m);
-      if (m > 1) ring_phase(inside, shard, true, m - 1);
-      ring_all_reduce(across, shard);
-      if (m > 1) ring_phase(inside, shard, false, m - 1);
-      break;
-    }
-    case Operation::kAllGather:
-      if (m > 1) ring_phase(inside, ceil_div(bytes, n), false, m - 1);
-      if (domains > 1) ring_phase(across, ceil_div(bytes, domains), false, domains - 1);
-      break;
-    case Operation::kReduceScatter:
-      if (domains > 1) ring_phase(across, ceil_div(bytes, domains), true, domains - 1);
-      if (m > 1) ring_phase(inside, ceil_div(bytes, n), true, m - 1);
-      break;
-    case Operation::kAllToAll:
-    case Operation::kPermute:
-    case Operation::kSendRecv:
-      break;
-  }
 }
 
 void Schedule::sends(std::uint32_t rank, std::uint32_t step, std::vector<Message>& out) const {

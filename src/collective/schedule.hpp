@@ -1,8 +1,8 @@
-// Collective algorithms as step-synchronous schedules: in step s every rank sends its messages;
-// it starts step s+1 once its own have landed and every message of step s addressed to it has
-// arrived (and been reduced). Ring, Mesh, RDH (non-power-of-two all-reduce folds extra ranks),
-// KangaRing (the ring both ways, ceil((n-1)/2) steps per phase) and Hierarchical (inside each
-// EFA domain, across, inside again). Pure: no timing, no SystemC. Leaves out data values.
+// Collectives as step-synchronous schedules: in step s every rank sends its messages; it starts
+// step s+1 once its own have landed and every message of step s addressed to it has arrived (and
+// been reduced). A Schedule holds the steps; the algorithms (collective/algorithms.hpp: Ring,
+// Mesh, RDH, KangaRing, Hierarchical and any registered one) build them from its building
+// blocks. Pure: no timing, no SystemC. Leaves out data values.
 #pragma once
 
 #include <cstdint>
@@ -42,11 +42,17 @@ struct RankLayout {
   std::vector<std::uint32_t> domain;  ///< by rank: EFA domain (dense 0..), for Hierarchical
 };
 
+/// Whether every EFA domain of `layout` holds the same number of ranks (ranks without a domain
+/// count as domain 0).
+bool even_domains(const RankLayout& layout);
+
 class Schedule {
  public:
   /// The schedule of `operation` over `ranks` ranks moving a message of `bytes` (nccom-test
   /// size: all-reduce/reduce-scatter/all-to-all input, all-gather output, point-to-point
-  /// message). `algorithm` must be resolved (not kAuto) and supported (choose.hpp).
+  /// message), built by the algorithm `algorithm` (collective/algorithms.hpp) if it supports the
+  /// operation on these ranks, else by Ring. `algorithm` must be resolved (not kAuto;
+  /// algorithm_choice.hpp).
   Schedule(Operation operation, Algorithm algorithm, std::uint32_t ranks, std::uint64_t bytes,
            const RankLayout& layout);
 
@@ -59,7 +65,9 @@ class Schedule {
   /// Messages `rank` receives in `step`.
   std::uint32_t receives(std::uint32_t rank, std::uint32_t step) const;
 
- private:
+  // The building blocks algorithms build their schedules from (collective/algorithms/).
+
+  /// Who a member of a group sends to in a step, by its position in its group.
   enum class Pattern : std::uint8_t {
     kRing,      ///< to the next member of the group
     kBiRing,    ///< to next and previous (last step of an even-length phase: next only)
@@ -69,6 +77,23 @@ class Schedule {
     kFold,      ///< positions >= distance send to position - distance
     kUnfold,    ///< positions < extra send to position + distance
   };
+  /// Adds a partition of (some of) the ranks into groups, each an ordered rank list; returns its
+  /// index for add_step.
+  std::uint32_t add_groups(std::vector<std::vector<std::uint32_t>> members);
+  /// Adds a step in which every rank of the groups `groups` sends `bytes` by `pattern`
+  /// (`distance`, `limit`: the pattern's parameters), reduced into the receiver if `reduce`.
+  void add_step(Pattern pattern, std::uint32_t groups, std::uint32_t distance, std::uint32_t limit,
+                std::uint64_t bytes, bool reduce);
+  /// `steps` ring steps of `bytes` in each group of `groups`.
+  void ring_phase(std::uint32_t groups, std::uint64_t bytes, bool reduce, std::uint32_t steps);
+  /// A phase of steps to both ring neighbours (KangaRing): ceil((m-1)/2) steps for m members.
+  void biring_phase(std::uint32_t groups, std::uint64_t bytes, bool reduce);
+  /// Ring all-reduce of `bytes` inside each group: reduce-scatter then all-gather.
+  void ring_all_reduce(std::uint32_t groups, std::uint64_t bytes);
+  /// Every rank, in rank order.
+  std::vector<std::uint32_t> all_ranks() const;
+
+ private:
   struct Groups {
     std::vector<std::vector<std::uint32_t>> members;  ///< ordered rank lists
     std::vector<std::uint32_t> group_of;              ///< by rank
@@ -82,16 +107,6 @@ class Schedule {
     std::uint64_t bytes = 0;
     bool reduce = false;
   };
-
-  std::uint32_t add_groups(std::vector<std::vector<std::uint32_t>> members);
-  void ring_phase(std::uint32_t groups, std::uint64_t bytes, bool reduce, std::uint32_t steps);
-  void biring_phase(std::uint32_t groups, std::uint64_t bytes, bool reduce);
-  void ring_all_reduce(std::uint32_t groups, std::uint64_t bytes);
-  void build_ring(std::uint64_t bytes, const RankLayout& layout);
-  void build_kangaring(std::uint64_t bytes, const RankLayout& layout);
-  void build_mesh(std::uint64_t bytes);
-  void build_rdh(std::uint64_t bytes);
-  void build_hierarchical(std::uint64_t bytes, const RankLayout& layout);
 
   Operation operation_;
   Algorithm algorithm_;

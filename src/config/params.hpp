@@ -750,6 +750,7 @@ struct CollectiveParams {
   int packet_bytes = 65536;
   double op_overhead_ns = 52000;
   bool kangaring = true;
+  std::string algorithm = "auto";
 
   template <class V>
   void visit(V& v) {
@@ -784,6 +785,14 @@ struct CollectiveParams {
     v.field("kangaring", kangaring,
             {"bool", "KangaRing available: `auto` uses it above rdh_max_bytes (else Ring)",
              "hardware-facts.md §11.5 (KangaRing is documented for Trainium2)", 0, 1});
+    v.field("algorithm", algorithm,
+            FieldMeta{"",
+                      "the algorithm of collectives whose kernel asks for `auto`: `auto` is the "
+                      "runtime's choice by message size (docs/collectives.md); another name runs "
+                      "that algorithm wherever it can (else Ring)",
+                      "modelling choice; `auto` follows the runtime's documented choice "
+                      "(hardware-facts.md §11.5)"}
+                .choosing("auto|ring|mesh|rdh|kangaring|hierarchical"));
   }
 };
 

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "kernel/opcodes.hpp"
 
@@ -140,14 +143,12 @@ constexpr NameTable<DgeMode, 3> kDgeNames{{
     {"swdge", DgeMode::kSwdge},
 }};
 
-constexpr NameTable<CollectiveAlgorithm, 6> kAlgorithmNames{{
-    {"auto", CollectiveAlgorithm::kAuto},
-    {"ring", CollectiveAlgorithm::kRing},
-    {"mesh", CollectiveAlgorithm::kMesh},
-    {"rdh", CollectiveAlgorithm::kRdh},
-    {"kangaring", CollectiveAlgorithm::kKangaring},
-    {"hierarchical", CollectiveAlgorithm::kHierarchical},
-}};
+/// Collective algorithms by id: the built-in ones (CollectiveAlgorithm's enumerators, in order),
+/// then those registered at run time (add_collective_algorithm_name).
+std::vector<std::string>& algorithm_names() {
+  static std::vector<std::string> names{"auto", "ring", "mesh", "rdh", "kangaring", "hierarchical"};
+  return names;
+}
 
 }  // namespace
 
@@ -201,10 +202,27 @@ std::optional<DgeMode> dge_mode_from_name(std::string_view name) {
   return find_name(kDgeNames, name);
 }
 std::string_view collective_algorithm_name(CollectiveAlgorithm algorithm) {
-  return name_of(kAlgorithmNames, algorithm);
+  const auto id = static_cast<std::size_t>(algorithm);
+  return id < algorithm_names().size() ? std::string_view(algorithm_names()[id]) : "?";
 }
 std::optional<CollectiveAlgorithm> collective_algorithm_from_name(std::string_view name) {
-  return find_name(kAlgorithmNames, name);
+  const std::vector<std::string>& names = algorithm_names();
+  for (std::size_t id = 0; id < names.size(); ++id) {
+    if (names[id] == name) return static_cast<CollectiveAlgorithm>(id);
+  }
+  return std::nullopt;
+}
+std::size_t collective_algorithm_count() {
+  return algorithm_names().size();
+}
+CollectiveAlgorithm add_collective_algorithm_name(std::string_view name) {
+  if (const auto existing = collective_algorithm_from_name(name)) return *existing;
+  constexpr std::size_t kMaxAlgorithms = 256;  // an id is a std::uint8_t
+  if (algorithm_names().size() == kMaxAlgorithms) {
+    throw std::logic_error("kernel::add_collective_algorithm_name: too many algorithms");
+  }
+  algorithm_names().emplace_back(name);
+  return static_cast<CollectiveAlgorithm>(algorithm_names().size() - 1);
 }
 
 std::uint64_t AccessPattern::contiguous_run_elements() const {

@@ -238,17 +238,24 @@ enum class DgeMode : std::uint8_t { kNone, kHwdge, kSwdge };
 std::string_view dge_mode_name(DgeMode mode);
 std::optional<DgeMode> dge_mode_from_name(std::string_view name);
 
-/// Collective algorithm (`algorithm`).
+/// Collective algorithm (`algorithm`): an id, the built-in algorithms named below, then those
+/// the collective model registers (collective/algorithms.hpp) with ids from kRegistered on.
 enum class CollectiveAlgorithm : std::uint8_t {
   kAuto,
   kRing,
   kMesh,
   kRdh,
   kKangaring,
-  kHierarchical
+  kHierarchical,
+  kRegistered,  ///< the first id of a registered algorithm
 };
 std::string_view collective_algorithm_name(CollectiveAlgorithm algorithm);
 std::optional<CollectiveAlgorithm> collective_algorithm_from_name(std::string_view name);
+/// The number of algorithm ids, `auto` included.
+std::size_t collective_algorithm_count();
+/// The id of `name`, added after the known ones if it is new (the kernel attribute then accepts
+/// it).
+CollectiveAlgorithm add_collective_algorithm_name(std::string_view name);
 
 /// How a scalar-like operand (scale, bias, operand0/1) is given.
 enum class ScalarKind : std::uint8_t {

@@ -879,9 +879,9 @@ class ProgramParser {
             parse_enum<DgeMode>(value, location, "dge mode", dge_mode_from_name, dge_mode_name, 3);
         return;
       case AttrKind::kAlgorithm:
-        spec.algorithm = parse_enum<CollectiveAlgorithm>(value, location, "collective algorithm",
-                                                         collective_algorithm_from_name,
-                                                         collective_algorithm_name, 6);
+        spec.algorithm = parse_enum<CollectiveAlgorithm>(
+            value, location, "collective algorithm", collective_algorithm_from_name,
+            collective_algorithm_name, collective_algorithm_count());
         return;
       case AttrKind::kTrigger: {
         const std::string text = value.is_string() ? value.get<std::string>() : "";

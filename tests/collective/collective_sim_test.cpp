@@ -15,9 +15,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <regex>
 #include <sstream>
 #include <string>
 
+#include "collective/algorithms.hpp"
 #include "collective/benchmark.hpp"
 #include "collective_harness.hpp"
 #include "config/load.hpp"
@@ -100,6 +102,46 @@ TEST(AutoAlgorithm, PicksBySizeInARun) {
   EXPECT_EQ(run(point).algorithm, Algorithm::kKangaring);
   point.config = "trn3-ultraserver-64";
   EXPECT_EQ(run(point).algorithm, Algorithm::kRing);
+}
+
+TEST(RegisteredAlgorithm, AKernelNamesItAndTheRunUsesIt) {
+  // A test's own algorithm (collective/algorithms.hpp), all-gather only: in step k every rank
+  // sends its piece straight to rank + k, so 4 ranks take 3 steps.
+  collective::AlgorithmModel pairwise;
+  pairwise.supports = [](Operation operation, std::uint32_t, bool) {
+    return operation == Operation::kAllGather;
+  };
+  pairwise.build = [](collective::Schedule& schedule, std::uint64_t bytes,
+                      const collective::RankLayout& layout) {
+    const std::uint32_t ring = schedule.add_groups({layout.ring});
+    for (std::uint32_t k = 1; k < schedule.ranks(); ++k) {
+      schedule.add_step(collective::Schedule::Pattern::kShift, ring, k, 0, bytes / schedule.ranks(),
+                        false);
+    }
+  };
+  collective::register_algorithm("pairwise_gather", pairwise);
+  const std::string kernel = R"({
+    "format": "trnsim-kernel/1", "name": "gather", "cores": 4,
+    "tensors": {
+      "piece": {"memory": "hbm", "dtype": "float32", "shape": [256], "per_core": true},
+      "all": {"memory": "hbm", "dtype": "float32", "shape": [4, 256], "per_core": true}},
+    "program": [{"op": "OP", "dst": "all", "src": "piece", "group": "all",
+                 "algorithm": "pairwise_gather"}]})";
+  const nlohmann::json gather =
+      run_kernel_in_child(std::regex_replace(kernel, std::regex("OP"), "all_gather"), "trn2");
+  ASSERT_FALSE(gather.contains("error")) << gather.dump();
+  const nlohmann::json& operation = gather["collectives"]["operations"][0];
+  EXPECT_EQ(operation["algorithm_requested"], "pairwise_gather");
+  EXPECT_EQ(operation["algorithm"], "pairwise_gather");
+  EXPECT_EQ(operation["steps"], 3);
+  // All-reduce it cannot run: Ring, 2(n-1) = 6 steps.
+  const nlohmann::json reduce = run_kernel_in_child(
+      std::regex_replace(std::regex_replace(kernel, std::regex("OP"), "all_reduce"),
+                         std::regex(R"("shape": \[4, 256\])"), R"("shape": [256])"),
+      "trn2");
+  ASSERT_FALSE(reduce.contains("error")) << reduce.dump();
+  EXPECT_EQ(reduce["collectives"]["operations"][0]["algorithm"], "ring");
+  EXPECT_EQ(reduce["collectives"]["operations"][0]["steps"], 6);
 }
 
 TEST(Hierarchical, AcrossEfaMatchesTheHandWorkedTime) {

@@ -271,6 +271,7 @@ const std::vector<Sensitivity> kSensitivities = {
   {"collective.rdh_max_bytes", "1048576", "all_reduce_4MiB_trn2_48xl", kCollectiveTime, E::kChanges, "KangaRing instead of RDH"},
   {"collective.op_overhead_ns", "100000", "all_reduce_64MiB_trn2_48xl", kCollectiveTime, E::kIncreases, "paid once per operation"},
   {"collective.kangaring", "false", "all_reduce_64MiB_trn2_48xl", kCollectiveTime, E::kChanges, "Ring instead of KangaRing"},
+  {"collective.algorithm", "ring", "all_reduce_256KiB_trn2_48xl", kCollectiveTime, E::kChanges, "Ring instead of the Mesh auto picks"},
 
   {"system.chips", "8", "all_reduce_4MiB_trn2_48xl", kCollectiveTime, E::kRejects, "16 ranks at one per chip need 16 chips", {"system.torus_x=2", "system.chips_per_instance=8"}},
   {"system.topology", "switch", "all_reduce_4MiB_trn2_48xl", kCollectiveTime, E::kChanges, "a switch instead of the torus", {"system.switch_levels=1", "system.switch_port_bandwidth_gbps=128"}},
