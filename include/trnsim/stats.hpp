@@ -37,7 +37,7 @@ enum class Unit : std::uint8_t {
   kGbps,     ///< GB/s = bytes per ns, suffix _gbps
   kTflops,   ///< 10^12 floating-point operations per second, suffix _tflops
   kGhz,      ///< GHz, suffix _ghz
-  kCycles,   ///< clock cycles, suffix _cycles
+  kCycles,   ///< clock cycles, suffix _cycles (keep it last: stats.cpp sizes its table by it)
 };
 
 /// The suffix a name of `unit` ends with ("_ns"); empty for counts, identifiers and text.

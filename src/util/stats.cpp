@@ -1,6 +1,7 @@
 // The statistics tree (include/trnsim/stats.hpp).
 #include "trnsim/stats.hpp"
 
+#include <array>
 #include <charconv>
 #include <stdexcept>
 #include <utility>
@@ -18,58 +19,33 @@ bool carries(std::string_view name, std::string_view suffix) {
   return suffix.empty() || ends_with(name, suffix) || name == suffix.substr(1);
 }
 
+/// By Unit: the suffix of a name of that unit and the symbol a reader writes.
+struct UnitText {
+  std::string_view suffix;
+  std::string_view symbol;
+};
+constexpr std::array<UnitText, static_cast<std::size_t>(Unit::kCycles) + 1> kUnits{{
+    {"", ""},                // kCount
+    {"", ""},                // kIndex
+    {"", ""},                // kText
+    {"_ns", "ns"},           // kNs
+    {"_us", "us"},           // kUs
+    {"_bytes", "B"},         // kBytes
+    {"_pct", "%"},           // kPercent
+    {"_gbps", "GB/s"},       // kGbps
+    {"_tflops", "TFLOP/s"},  // kTflops
+    {"_ghz", "GHz"},         // kGhz
+    {"_cycles", "cycles"},   // kCycles
+}};
+
 }  // namespace
 
 std::string_view unit_suffix(Unit unit) {
-  switch (unit) {
-    case Unit::kCount:
-    case Unit::kIndex:
-    case Unit::kText:
-      return "";
-    case Unit::kNs:
-      return "_ns";
-    case Unit::kUs:
-      return "_us";
-    case Unit::kBytes:
-      return "_bytes";
-    case Unit::kPercent:
-      return "_pct";
-    case Unit::kGbps:
-      return "_gbps";
-    case Unit::kTflops:
-      return "_tflops";
-    case Unit::kGhz:
-      return "_ghz";
-    case Unit::kCycles:
-      return "_cycles";
-  }
-  return "";
+  return kUnits[static_cast<std::size_t>(unit)].suffix;
 }
 
 std::string_view unit_symbol(Unit unit) {
-  switch (unit) {
-    case Unit::kCount:
-    case Unit::kIndex:
-    case Unit::kText:
-      return "";
-    case Unit::kNs:
-      return "ns";
-    case Unit::kUs:
-      return "us";
-    case Unit::kBytes:
-      return "B";
-    case Unit::kPercent:
-      return "%";
-    case Unit::kGbps:
-      return "GB/s";
-    case Unit::kTflops:
-      return "TFLOP/s";
-    case Unit::kGhz:
-      return "GHz";
-    case Unit::kCycles:
-      return "cycles";
-  }
-  return "";
+  return kUnits[static_cast<std::size_t>(unit)].symbol;
 }
 
 Group::Group(std::string name) : name_(std::move(name)) {}

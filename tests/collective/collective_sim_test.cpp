@@ -15,7 +15,6 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
-#include <regex>
 #include <sstream>
 #include <string>
 
@@ -120,25 +119,24 @@ TEST(RegisteredAlgorithm, AKernelNamesItAndTheRunUsesIt) {
     }
   };
   collective::register_algorithm("pairwise_gather", pairwise);
-  const std::string kernel = R"({
-    "format": "trnsim-kernel/1", "name": "gather", "cores": 4,
-    "tensors": {
-      "piece": {"memory": "hbm", "dtype": "float32", "shape": [256], "per_core": true},
-      "all": {"memory": "hbm", "dtype": "float32", "shape": [4, 256], "per_core": true}},
-    "program": [{"op": "OP", "dst": "all", "src": "piece", "group": "all",
-                 "algorithm": "pairwise_gather"}]})";
-  const nlohmann::json gather =
-      run_kernel_in_child(std::regex_replace(kernel, std::regex("OP"), "all_gather"), "trn2");
+  const auto kernel = [](const std::string& op, const std::string& out_shape) {
+    return R"({"format": "trnsim-kernel/1", "name": "gather", "cores": 4,
+      "tensors": {
+        "piece": {"memory": "hbm", "dtype": "float32", "shape": [256], "per_core": true},
+        "all": {"memory": "hbm", "dtype": "float32", "shape": )" +
+           out_shape + R"(, "per_core": true}},
+      "program": [{"op": ")" +
+           op + R"(", "dst": "all", "src": "piece", "group": "all",
+                   "algorithm": "pairwise_gather"}]})";
+  };
+  const nlohmann::json gather = run_kernel_in_child(kernel("all_gather", "[4, 256]"), "trn2");
   ASSERT_FALSE(gather.contains("error")) << gather.dump();
   const nlohmann::json& operation = gather["collectives"]["operations"][0];
   EXPECT_EQ(operation["algorithm_requested"], "pairwise_gather");
   EXPECT_EQ(operation["algorithm"], "pairwise_gather");
   EXPECT_EQ(operation["steps"], 3);
   // All-reduce it cannot run: Ring, 2(n-1) = 6 steps.
-  const nlohmann::json reduce = run_kernel_in_child(
-      std::regex_replace(std::regex_replace(kernel, std::regex("OP"), "all_reduce"),
-                         std::regex(R"("shape": \[4, 256\])"), R"("shape": [256])"),
-      "trn2");
+  const nlohmann::json reduce = run_kernel_in_child(kernel("all_reduce", "[256]"), "trn2");
   ASSERT_FALSE(reduce.contains("error")) << reduce.dump();
   EXPECT_EQ(reduce["collectives"]["operations"][0]["algorithm"], "ring");
   EXPECT_EQ(reduce["collectives"]["operations"][0]["steps"], 6);
