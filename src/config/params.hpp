@@ -182,6 +182,7 @@ struct TensorEngineParams {
   double throttle_ramp_ns = 3000;
   double throttle_window_ns = 3000;
   double throttle_reengage_utilization = 0.5;
+  std::string cost_model = "analytic";
 
   double cycle_ns() const { return 1.0 / clock_ghz; }
 
@@ -263,6 +264,15 @@ struct TensorEngineParams {
     v.field("throttle_reengage_utilization", throttle_reengage_utilization,
             {"fraction", "throttle re-engages when window utilization falls below this",
              "hardware-facts.md §3.8 (50%)", 0, 1});
+    v.field(
+        "cost_model", cost_model,
+        FieldMeta{"",
+                  "TensorE's cost model: how long an instruction keeps the engine busy; "
+                  "`analytic` is the per-op formulas of docs/cost-models.md, `instant` one cycle "
+                  "per instruction (the what-if: this engine costs nothing); others may be "
+                  "registered (docs/cost-models.md)",
+                  "modelling choice, not hardware (docs/cost-models.md)"}
+            .choosing("analytic|instant"));
   }
 };
 
@@ -281,6 +291,7 @@ struct VectorEngineParams {
   bool shares_sbuf_port_with_gpsimd = false;
   bool shares_psum_port_with_scalar = false;
   double exponential_speedup = 1;
+  std::string cost_model = "analytic";
 
   double cycle_ns() const { return 1.0 / clock_ghz; }
 
@@ -328,6 +339,15 @@ struct VectorEngineParams {
     v.field("exponential_speedup", exponential_speedup,
             {"x", "VectorE exponential throughput relative to ScalarE activation(exp)",
              "hardware-facts.md §4 (4x on NC-v4; instruction absent before)", 1, 64});
+    v.field(
+        "cost_model", cost_model,
+        FieldMeta{"",
+                  "VectorE's cost model: how long an instruction keeps the engine busy; "
+                  "`analytic` is the per-op formulas of docs/cost-models.md, `instant` one cycle "
+                  "per instruction (the what-if: this engine costs nothing); others may be "
+                  "registered (docs/cost-models.md)",
+                  "modelling choice, not hardware (docs/cost-models.md)"}
+            .choosing("analytic|instant"));
   }
 };
 
@@ -339,6 +359,7 @@ struct ScalarEngineParams {
   int accumulator_read_cycles = 64;
   double bf16_speedup = 1;
   int table_switch_cycles = 500;
+  std::string cost_model = "analytic";
 
   double cycle_ns() const { return 1.0 / clock_ghz; }
 
@@ -365,6 +386,15 @@ struct ScalarEngineParams {
             {"cycles", "activation-table reload when the function changes",
              "assumed: not published (hardware-facts.md §5, §16); order of a short table load", 0,
              1000000});
+    v.field(
+        "cost_model", cost_model,
+        FieldMeta{"",
+                  "ScalarE's cost model: how long an instruction keeps the engine busy; "
+                  "`analytic` is the per-op formulas of docs/cost-models.md, `instant` one cycle "
+                  "per instruction (the what-if: this engine costs nothing); others may be "
+                  "registered (docs/cost-models.md)",
+                  "modelling choice, not hardware (docs/cost-models.md)"}
+            .choosing("analytic|instant"));
   }
 };
 
@@ -375,6 +405,7 @@ struct GpSimdEngineParams {
   int start_cycles = 150;
   int dynamic_copy_min_cycles = 600;
   double dma_bandwidth_gbps = 307;
+  std::string cost_model = "analytic";
 
   double cycle_ns() const { return 1.0 / clock_ghz; }
 
@@ -404,6 +435,15 @@ struct GpSimdEngineParams {
         FieldMeta{"GB/s", "bandwidth of the DMA engines integrated in the processors (0 = none)",
                   "hardware-facts.md §6 (307 GB/s on NC-v3)", 0, 1e6}
             .no_effect("not modelled: every DMA runs on the core's DMA engines (dma.*)"));
+    v.field(
+        "cost_model", cost_model,
+        FieldMeta{"",
+                  "GpSimdE's cost model: how long an instruction keeps the engine busy; "
+                  "`analytic` is the per-op formulas of docs/cost-models.md, `instant` one cycle "
+                  "per instruction (the what-if: this engine costs nothing); others may be "
+                  "registered (docs/cost-models.md)",
+                  "modelling choice, not hardware (docs/cost-models.md)"}
+            .choosing("analytic|instant"));
   }
 };
 

@@ -152,5 +152,24 @@ TEST(EngineCost, DispatchesOnTheInstructionsEngine) {
   EXPECT_THROW(engine_cost(dma, trn2()), std::logic_error);
 }
 
+TEST(InstantCost, IsOneCycleOfTheInstructionsEngineClock) {
+  const AccessPattern t = sbuf(DType::kFloat32, 128, {100});
+  const Instruction copy_vector =
+      instruction(Opcode::kTensorCopy, Engine::kVector, {{Slot::kDst, t}, {Slot::kSrc, t}});
+  Instruction copy_gpsimd = copy_vector;
+  copy_gpsimd.engine = Engine::kGpSimd;
+  // trn2: VectorE at 0.96 GHz, GpSimdE at 1.2 GHz, TensorE at 2.4 GHz (configs/trn2.json).
+  EXPECT_EQ(instant_cost(copy_vector, trn2()).cycles, 1u);
+  EXPECT_NEAR(instant_cost(copy_vector, trn2()).ns, 1 / 0.96, 1e-12);
+  EXPECT_NEAR(instant_cost(copy_gpsimd, trn2()).ns, 1 / 1.2, 1e-12);
+  const EngineCost matmul_cost = instant_cost(matmul(DType::kBFloat16, 128, 128, 512), trn2());
+  EXPECT_EQ(matmul_cost.cycles, 1u);
+  EXPECT_NEAR(matmul_cost.ns, 1 / 2.4, 1e-12);
+  EXPECT_EQ(matmul_cost.load_stationary_cycles, 0u);
+  EXPECT_EQ(matmul_cost.latency_cycles, 0u);
+  Instruction dma = instruction(Opcode::kDmaCopy, Engine::kDma, {{Slot::kDst, t}, {Slot::kSrc, t}});
+  EXPECT_THROW(instant_cost(dma, trn2()), std::logic_error);
+}
+
 }  // namespace
 }  // namespace trnsim::cost::test

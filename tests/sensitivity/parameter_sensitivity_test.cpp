@@ -183,6 +183,7 @@ const std::vector<Sensitivity> kSensitivities = {
   {"tensor.throttle_ramp_ns", "6000", "matmul_trn2", kTensorBusy, E::kIncreases, "a slower ramp to full rate"},
   {"tensor.throttle_window_ns", "100000", "matmul_trn2", kTensorBusy, E::kDecreases, "over a longer window the DMA gaps do not pull utilisation below the re-engage level"},
   {"tensor.throttle_reengage_utilization", "0.9", "matmul_trn2", kTensorBusy, E::kIncreases, "the throttle re-engages after shorter gaps"},
+  {"tensor.cost_model", "instant", "matmul_trn2", kTensorBusy, E::kDecreases, "one cycle per instruction"},
 
   {"vector.clock_ghz", "2.4", "engines_trn3", kVectorBusy, E::kDecreases, "a cycle takes 1 / clock"},
   {"vector.min_ii_cycles", "128", "engines_trn3", kVectorBusy, E::kIncreases, "short instructions cost MIN_II"},
@@ -196,6 +197,7 @@ const std::vector<Sensitivity> kSensitivities = {
   {"vector.shares_sbuf_port_with_gpsimd", "true", "shared_ports_trn3", "/cores/0/engines/gpsimd/port_wait_ns", E::kIncreases, "GpSimd copies wait for VectorE's SBUF stream"},
   {"vector.shares_psum_port_with_scalar", "true", "shared_ports_trn3", "/cores/0/engines/scalar/port_wait_ns", E::kIncreases, "ScalarE PSUM reads wait for VectorE's PSUM stream"},
   {"vector.exponential_speedup", "8", "engines_trn3", kVectorBusy, E::kDecreases, "VectorE exponential"},
+  {"vector.cost_model", "instant", "engines_trn3", kVectorBusy, E::kDecreases, "one cycle per instruction"},
 
   {"scalar.clock_ghz", "2.4", "engines_trn3", kScalarBusy, E::kDecreases, "a cycle takes 1 / clock"},
   {"scalar.min_ii_cycles", "1024", "engines_trn3", kScalarBusy, E::kIncreases, "512-element activations cost MIN_II"},
@@ -203,7 +205,9 @@ const std::vector<Sensitivity> kSensitivities = {
   {"scalar.accumulator_read_cycles", "1000", "engines_trn3", kScalarBusy, E::kIncreases, "an activation with reduce_dst"},
   {"scalar.bf16_speedup", "4", "engines_trn3", kScalarBusy, E::kDecreases, "a BF16 copy on ScalarE"},
   {"scalar.table_switch_cycles", "1000", "engines_trn3", kScalarBusy, E::kIncreases, "tanh and exp alternate"},
+  {"scalar.cost_model", "instant", "engines_trn3", kScalarBusy, E::kDecreases, "one cycle per instruction"},
 
+  {"gpsimd.cost_model", "instant", "engines_trn3", kGpSimdBusy, E::kDecreases, "one cycle per instruction"},
   {"gpsimd.clock_ghz", "2.4", "engines_trn3", kGpSimdBusy, E::kDecreases, "a cycle takes 1 / clock"},
   {"gpsimd.start_cycles", "300", "engines_trn3", kGpSimdBusy, E::kIncreases, "every instruction pays it"},
 

@@ -50,7 +50,12 @@ EngineCost scalar_cost(const kernel::Instruction& instruction, const config::Par
                        const CostContext& context = {});
 EngineCost gpsimd_cost(const kernel::Instruction& instruction, const config::Params& params,
                        const CostContext& context = {});
-/// Dispatches on instruction.engine; only the four compute engines (std::logic_error otherwise).
+/// The `instant` model of every compute engine (cost_models.hpp): one cycle of the engine's
+/// clock, no LoadStationary, no pipeline latency; the what-if "this engine costs nothing".
+EngineCost instant_cost(const kernel::Instruction& instruction, const config::Params& params,
+                        const CostContext& context = {});
+/// The `analytic` models (the four above), dispatched on instruction.engine; only the four
+/// compute engines (std::logic_error otherwise).
 EngineCost engine_cost(const kernel::Instruction& instruction, const config::Params& params,
                        const CostContext& context = {});
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/cost/cost_models.hpp"
 #include "core/deps/dependency_tracker.hpp"
 #include "core/neuron_core.hpp"
 #include "util/log.hpp"
@@ -26,7 +27,10 @@ Engine::Engine(sc_core::sc_module_name name, NeuronCore& core, kernel::Engine ki
       fetch_buffer_size_(
           static_cast<std::size_t>(std::max(1, core.params().sequencer.fetch_buffer_instructions))),
       slot_free_at_(fetch_buffer_size_),
-      trace_(log::debug_enabled("core")) {
+      trace_(log::debug_enabled("core")),
+      cost_model_(kernel::engine_info(kind).compute
+                      ? &cost::selected_cost_model(kind, core.params())
+                      : nullptr) {
   sc_core::sc_spawn_options sequencer;
   sequencer.spawn_method();
   sequencer.set_sensitivity(&wake_);
@@ -47,7 +51,7 @@ std::uint32_t Engine::prepare(QueuedInstruction& item) {
 
 const cost::EngineCost& Engine::cost_uncached(const Instruction& instruction,
                                               const cost::CostContext& context) {
-  uncached_cost_ = cost::engine_cost(instruction, params_, context);
+  uncached_cost_ = cost_with_model(instruction, context);
   return uncached_cost_;
 }
 
@@ -55,7 +59,15 @@ void Engine::fill_cost_memo(CostMemo& memo, const Instruction& instruction,
                             const cost::CostContext& context, std::uint8_t bits) {
   memo.key = instruction.content_key;
   memo.context = bits;
-  memo.cost = cost::engine_cost(instruction, params_, context);
+  memo.cost = cost_with_model(instruction, context);
+}
+
+cost::EngineCost Engine::cost_with_model(const Instruction& instruction,
+                                         const cost::CostContext& context) const {
+  if (cost_model_ == nullptr || instruction.engine != kind_) {
+    return cost::engine_cost(instruction, params_, context);  // throws: not this engine's op
+  }
+  return (*cost_model_)(instruction, params_, context);
 }
 
 void Engine::process() {

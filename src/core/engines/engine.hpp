@@ -24,7 +24,7 @@
 #include "config/params.hpp"
 #include "core/barrier_hub.hpp"
 #include "core/core_stats.hpp"
-#include "core/cost/cost_model.hpp"
+#include "core/cost/cost_models.hpp"
 #include "core/deps/dependency_tracker.hpp"
 #include "core/queued_instruction.hpp"
 #include "kernel/instruction.hpp"
@@ -137,7 +137,8 @@ class Engine : public sc_core::sc_module {
   template <typename Self>
   void run_loop(Self& self);
 
-  /// cost::engine_cost, memoised by content key (Instruction::content_key).
+  /// The cost of an instruction of this engine by the cost model the config selects
+  /// (cost::selected_cost_model), memoised by content key (Instruction::content_key).
   const cost::EngineCost& cost_of(const kernel::Instruction& instruction,
                                   const cost::CostContext& context) {
     if (instruction.content_key == 0) return cost_uncached(instruction, context);
@@ -268,6 +269,11 @@ class Engine : public sc_core::sc_module {
   void fill_cost_memo(CostMemo& memo, const kernel::Instruction& instruction,
                       const cost::CostContext& context, std::uint8_t bits);
   cost::EngineCost uncached_cost_;  ///< cost_uncached()'s result
+  /// The selected cost model's result for `instruction`.
+  cost::EngineCost cost_with_model(const kernel::Instruction& instruction,
+                                   const cost::CostContext& context) const;
+  /// The config's cost model of this engine (<engine>.cost_model); none for the sync engine.
+  const cost::CostModel* cost_model_;
 };
 
 }  // namespace trnsim::core
