@@ -1,21 +1,17 @@
 // trnsim::Simulation and trnsim::simulate (include/trnsim/simulate.hpp): one run as `trnsim run`
-// does it (cli/run_command.cpp): result files, collectives, the timing model and the statistics;
+// does it (api/run.hpp: result files, collectives, the timing model and the statistics);
 // trnsim::register_hbm_model (include/trnsim/models.hpp).
 #include "trnsim/simulate.hpp"
 
 #include <atomic>
-#include <optional>
 #include <stdexcept>
 #include <utility>
 
 #include "api/errors.hpp"
+#include "api/run.hpp"
 #include "api/state.hpp"
-#include "collective/collective_system.hpp"
-#include "core/stream_source.hpp"
 #include "report/report.hpp"
-#include "report/run_outputs.hpp"
 #include "system/backends.hpp"
-#include "system/simulation.hpp"
 #include "trnsim/models.hpp"
 #include "trnsim/trnsim.hpp"
 #include "util/log.hpp"
@@ -23,12 +19,6 @@
 namespace trnsim {
 
 namespace {
-
-/// Provenance of a run, as `trnsim run` reports it.
-report::RunInfo run_info(const detail::KernelState& state) {
-  return report::run_info_of(*state.program, state.prepared, state.hash,
-                             state.config.state().loaded.params.name, TRNSIM_VERSION);
-}
 
 report::RunOutputOptions output_options_of(const SimulateOptions& options) {
   report::RunOutputOptions out;
@@ -39,6 +29,13 @@ report::RunOutputOptions output_options_of(const SimulateOptions& options) {
   out.stats_path = options.stats_path;
   out.report_path = options.report_path;
   return out;
+}
+
+api::RunSettings settings_of(const SimulateOptions& options) {
+  api::RunSettings settings;
+  settings.outputs = output_options_of(options);
+  settings.run_ahead = options.run_ahead ? system::RunAhead::kOn : system::RunAhead::kOff;
+  return settings;
 }
 
 std::atomic<bool> elaborated{false};
@@ -61,36 +58,17 @@ void register_hbm_model(const std::string& name, HbmTargetFactory factory) {
                 const config::Params& /*params*/) { return factory(module_name, spec); });
 }
 
-/// Everything one run holds: the kernel it runs, the result files being written, the
-/// collectives' log and the elaborated model.
+/// Everything one run holds: the kernel it runs (a shared handle: the prepared kernel lives as
+/// long as the run) and the run itself.
 struct Simulation::State {
   State(const Kernel& kernel_to_run, const SimulateOptions& options)
       : kernel(kernel_to_run),
-        info(run_info(kernel.state())),
-        outputs(
-            output_options_of(options), kernel.state().prepared, loaded(),
-            {{"trnsim_version", info.version},
-             {"kernel",
-              {{"name", info.kernel_name}, {"params", info.params}, {"hash", info.kernel_hash}}},
-             {"config", info.config_name}}),
-        collectives(std::make_shared<collective::CollectiveLog>()) {
-    const kernel::PreparedKernel& prepared = kernel.state().prepared;
-    model.emplace(
-        loaded().params, prepared.cores,
-        [&prepared](std::uint32_t pid) {
-          return std::make_unique<core::StreamSource>(prepared, pid);
-        },
-        outputs.instruction_observer(), collective::backend_factory(collectives),
-        outputs.dma_observer(), options.run_ahead ? system::RunAhead::kOn : system::RunAhead::kOff);
-  }
+        run({kernel.state().config.state().loaded, *kernel.state().program, kernel.state().prepared,
+             kernel.state().hash, TRNSIM_VERSION},
+            settings_of(options)) {}
 
-  const config::LoadedConfig& loaded() const { return kernel.state().config.state().loaded; }
-
-  Kernel kernel;  ///< a shared handle: the prepared kernel lives as long as the run
-  report::RunInfo info;
-  report::RunOutputs outputs;
-  std::shared_ptr<collective::CollectiveLog> collectives;
-  std::optional<system::System> model;
+  Kernel kernel;
+  api::Run run;
 };
 
 Simulation::Simulation(const Kernel& kernel, const SimulateOptions& options) {
@@ -109,24 +87,12 @@ Simulation::~Simulation() = default;
 
 RunResult Simulation::result() {
   return detail::translating_errors([&] {
-    State& state = *state_;
-    if (const std::exception_ptr failure = state.model->failure()) {
-      state.model.reset();  // before anything is thrown (system::System::failure())
-      collective::rethrow_if_failed(*state.collectives);  // its error explains the stop
-      std::rethrow_exception(failure);
-    }
-    collective::rethrow_if_failed(*state.collectives);
-    system::SimulationResult result = state.model->result();
-    if (!state.collectives->operations.empty()) {
-      collective::add_statistics(result.statistics.group("collectives"), *state.collectives);
-    }
+    api::FinishedRun finished = state_->run.finish();
     RunResult run;
-    run.statistics = report::run_statistics(result, state.loaded().params, state.info);
-    state.outputs.add_source_lines(run.statistics, result.kernel_ns);
-    state.outputs.finish(run.statistics, result.kernel_ns);
-    run.kernel_ns = result.kernel_ns;
-    run.launch_overhead_ns = result.launch_overhead_ns;
-    run.instructions = result.instructions;
+    run.statistics = std::move(finished.statistics);
+    run.kernel_ns = finished.kernel_ns;
+    run.launch_overhead_ns = finished.launch_overhead_ns;
+    run.instructions = finished.instructions;
     return run;
   });
 }

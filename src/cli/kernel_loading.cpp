@@ -2,7 +2,6 @@
 
 #include <iostream>
 
-#include "core/stream_source.hpp"
 #include "kernel/parse.hpp"
 #include "kernel/target_from_config.hpp"
 #include "nki/target.hpp"
@@ -89,16 +88,6 @@ LoadedKernel load_kernel(const KernelArguments& arguments, int verbosity) {
   loaded.prepared =
       kernel::prepare_kernel(loaded.program, kernel::target_from_params(loaded.config.params));
   return loaded;
-}
-
-std::unique_ptr<core::InstructionSource> make_stream_source(const kernel::PreparedKernel& kernel,
-                                                            std::uint32_t pid) {
-  return std::make_unique<core::StreamSource>(kernel, pid);
-}
-
-report::RunInfo run_info(const LoadedKernel& loaded) {
-  return report::run_info_of(*loaded.program, loaded.prepared, loaded.kernel_hash,
-                             loaded.config.params.name, TRNSIM_VERSION);
 }
 
 }  // namespace trnsim::cli

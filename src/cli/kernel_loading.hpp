@@ -10,11 +10,9 @@
 #include <vector>
 
 #include "config/load.hpp"
-#include "core/instruction_source.hpp"
 #include "kernel/prepare.hpp"
 #include "kernel/program.hpp"
 #include "nki/kernel_reference.hpp"
-#include "report/report.hpp"
 
 namespace trnsim::cli {
 
@@ -55,12 +53,5 @@ struct LoadedKernel {
 /// Loads the config, traces an NKI kernel, parses, prepares and validates the kernel. Throws
 /// InputError. `verbosity` is the -v count (NKI tracebacks from 1).
 LoadedKernel load_kernel(const KernelArguments& arguments, int verbosity);
-
-/// The lazy instruction stream of core `pid`, as the timing model's source.
-std::unique_ptr<core::InstructionSource> make_stream_source(const kernel::PreparedKernel& kernel,
-                                                            std::uint32_t pid);
-
-/// Provenance of a run of `loaded`.
-report::RunInfo run_info(const LoadedKernel& loaded);
 
 }  // namespace trnsim::cli

@@ -6,16 +6,13 @@
 #include <iostream>
 #include <sstream>
 
+#include "api/run.hpp"
 #include "cli/commands.hpp"
 #include "cli/kernel_loading.hpp"
 #include "cli/numerics_run.hpp"
 #include "cli/progress_options.hpp"
 #include "cli/run_progress.hpp"
-#include "collective/collective_system.hpp"
 #include "report/report.hpp"
-#include "report/run_outputs.hpp"
-#include "system/simulation.hpp"
-#include "util/error.hpp"
 
 namespace trnsim::cli {
 
@@ -76,40 +73,26 @@ void register_run_command(CLI::App& app, CommandContext& context) {
     if (options->numerics.enabled) {
       numerics = std::make_unique<NumericsRun>(options->numerics, options->kernel, loaded);
     }
-    const report::RunInfo info = run_info(loaded);
-    report::RunOutputs outputs(
-        options->outputs, loaded.prepared, loaded.config,
-        {{"trnsim_version", info.version},
-         {"kernel",
-          {{"name", info.kernel_name}, {"params", info.params}, {"hash", info.kernel_hash}}},
-         {"config", info.config_name}});
-    auto collectives = std::make_shared<collective::CollectiveLog>();  // [collective]
-    system::SimulationResult result;
     RunProgress progress(loaded.prepared, "trnsim run " + loaded.program->name,
                          options->progress.resolve(), options->progress.delayed("instructions"));
-    try {
-      result = system::simulate(
-          loaded.config.params, loaded.prepared.cores,
-          [&loaded, &progress](std::uint32_t pid) {
-            return progress.wrap(make_stream_source(loaded.prepared, pid));
-          },
-          outputs.instruction_observer(), collective::backend_factory(collectives),
-          outputs.dma_observer(),
-          options->no_run_ahead ? system::RunAhead::kOff : system::RunAhead::kOn,
-          numerics ? numerics->execute_hook() : core::ExecuteHook{});
-    } catch (const InputError&) {
-      collective::rethrow_if_failed(*collectives);  // [collective] its error explains the stop
-      throw;
-    }
-    collective::rethrow_if_failed(*collectives);
-    progress.finish(result.instructions);
-    if (!collectives->operations.empty()) {
-      collective::add_statistics(result.statistics.group("collectives"), *collectives);
-    }
-    nlohmann::json stats = report::run_statistics(result, loaded.config.params, info);
-    const bool expectations_met = numerics ? numerics->finish(stats) : true;
-    outputs.add_source_lines(stats, result.kernel_ns);
-    outputs.finish(stats, result.kernel_ns);
+    api::RunSettings settings;
+    settings.outputs = options->outputs;
+    settings.run_ahead = options->no_run_ahead ? system::RunAhead::kOff : system::RunAhead::kOn;
+    settings.wrap_source = [&progress](std::unique_ptr<core::InstructionSource> source) {
+      return progress.wrap(std::move(source));
+    };
+    if (numerics) settings.execute = numerics->execute_hook();
+    api::Run simulation(
+        {loaded.config, *loaded.program, loaded.prepared, loaded.kernel_hash, TRNSIM_VERSION},
+        settings);
+    sc_core::sc_start();
+    bool expectations_met = true;
+    const api::FinishedRun finished =
+        simulation.finish([&](const api::FinishedRun& result, nlohmann::json& stats) {
+          progress.finish(result.instructions);
+          if (numerics) expectations_met = numerics->finish(stats);
+        });
+    const nlohmann::json& stats = finished.statistics;
     if (options->json) {
       std::cout << stats.dump(2) << "\n";
     } else {

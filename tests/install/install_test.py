@@ -95,6 +95,15 @@ def main(source, build, cxx):
                                     env, show=False))
         if statistics != reference:
             raise SystemExit("embed_example --json differs from trnsim run --json")
+        # A kernel with collectives: their operations and links' use, the same both ways.
+        collective = "examples/kernels/collective_all_reduce.json"
+        collective_run = json.loads(run(f'"$HOME/{PREFIX}/bin/trnsim" run {collective} --json',
+                                        scratch, env, show=False))
+        if not collective_run["collectives"]["servers"]:
+            raise SystemExit("trnsim run --json of a collective kernel reports no links' use")
+        if json.loads(run(f"build-embed/embed_example {collective} trn2 --json", scratch, env,
+                          show=False)) != collective_run:
+            raise SystemExit("embed_example --json of a collective kernel differs from trnsim run")
         # The program's own HBM model (FixedLatencyHbm, registered as hbm.model=fixed_latency):
         # its statistics replace the banked model's, every HBM byte goes through it, and its
         # latency shows in the kernel time.
