@@ -3,13 +3,17 @@
 // SystemC kernel itself and prints the kernel's time and a few statistics, using only the
 // public API (<trnsim/...>). With --fixed-hbm-ns it first plugs in its own HBM model, a
 // trivial fixed-latency TLM-2.0 target (FixedLatencyHbm below), in place of the built-in one.
+// With --vector-cost-scale X it times VectorE with a cost model of its own: the built-in
+// analytic cycles times X (what if VectorE were X times slower?).
 //   embed_example [KERNEL.json [CONFIG]] [--json] [--log COMPONENT=LEVEL]... [--fixed-hbm-ns NS]
+//                 [--vector-cost-scale X]
 // Defaults: examples/kernels/vector_add.json on trn2. --json prints the whole statistics
 // document instead, the same as `trnsim run KERNEL --config CONFIG --json`; --log traces a
 // simulator component on stderr, as trnsim's --log does. SystemC's own main() prints its banner
 // on stderr before calling sc_main unless SC_COPYRIGHT_MESSAGE=DISABLE is in the environment.
 #include <tlm_utils/simple_target_socket.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -64,6 +68,7 @@ int sc_main(int argc, char* argv[]) {
   std::vector<std::string> positional;
   bool json = false;
   double fixed_hbm_ns = -1;
+  double vector_cost_scale = -1;
   trnsim::SimulateOptions options;
   for (int i = 1; i < argc; ++i) {
     const std::string argument = argv[i];
@@ -73,6 +78,8 @@ int sc_main(int argc, char* argv[]) {
       options.log.push_back(argv[++i]);
     } else if (argument == "--fixed-hbm-ns" && i + 1 < argc) {
       fixed_hbm_ns = std::atof(argv[++i]);
+    } else if (argument == "--vector-cost-scale" && i + 1 < argc) {
+      vector_cost_scale = std::atof(argv[++i]);
     } else {
       positional.push_back(argument);
     }
@@ -89,6 +96,18 @@ int sc_main(int argc, char* argv[]) {
           return std::make_unique<FixedLatencyHbm>(name, fixed_hbm_ns);
         });
     overrides.push_back("hbm.model=fixed_latency");
+  }
+  if (vector_cost_scale >= 0) {
+    // A cost model is a pure function of what the engine knows of an instruction (CostQuery),
+    // here of the built-in model's answer.
+    trnsim::register_cost_model("vector", "scaled",
+                                [vector_cost_scale](const trnsim::CostQuery& query) {
+                                  trnsim::EngineCycles cycles = query.analytic;
+                                  cycles.cycles = static_cast<std::uint64_t>(
+                                      static_cast<double>(cycles.cycles) * vector_cost_scale + 0.5);
+                                  return cycles;
+                                });
+    overrides.push_back("vector.cost_model=scaled");
   }
   try {
     const trnsim::Config config = trnsim::Config::load(config_name, overrides);

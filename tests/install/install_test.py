@@ -120,6 +120,15 @@ def main(source, build, cxx):
         if not times[0] + 20000 <= times[1]:
             raise SystemExit(f"embed_example --fixed-hbm-ns 0 and 20000 give kernel times {times}: "
                              "the later one should be at least 20 us longer")
+        # The program's own VectorE cost model (registered as vector.cost_model=scaled): the
+        # built-in cycles times 2 double VectorE's busy time.
+        scaled = json.loads(run(f"build-embed/embed_example {KERNEL} trn2 --json "
+                                "--vector-cost-scale 2", scratch, env, show=False))
+        busy = [run_stats["cores"][0]["engines"]["vector"]["active_ns"]
+                for run_stats in (reference, scaled)]
+        if not busy[0] > 0 or abs(busy[1] / busy[0] - 2) > 1e-6:
+            raise SystemExit(f"embed_example --vector-cost-scale 2: VectorE busy {busy[1]} ns, "
+                             f"expected twice {busy[0]} ns")
         # A C++20 program builds against the package too (SystemC's headers as the library's).
         run(f'cmake -S examples/embed -B build-embed20 -DCMAKE_PREFIX_PATH="$HOME/{PREFIX}" '
             "-DCMAKE_CXX_STANDARD=20 && cmake --build build-embed20", scratch, env, show=False)

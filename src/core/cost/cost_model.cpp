@@ -19,6 +19,25 @@ void unsupported(const kernel::Instruction& instruction, const char* cost_functi
 
 }  // namespace detail
 
+double engine_clock_ghz(kernel::Engine engine, const config::Params& params) {
+  switch (engine) {
+    case kernel::Engine::kTensor:
+      return params.tensor.clock_ghz;
+    case kernel::Engine::kVector:
+      return params.vector.clock_ghz;
+    case kernel::Engine::kScalar:
+      return params.scalar.clock_ghz;
+    case kernel::Engine::kGpSimd:
+      return params.gpsimd.clock_ghz;
+    case kernel::Engine::kSync:
+    case kernel::Engine::kDma:
+    case kernel::Engine::kCollective:
+      break;
+  }
+  throw std::logic_error("internal error: engine_clock_ghz: '" +
+                         std::string(kernel::engine_name(engine)) + "' is not a compute engine");
+}
+
 EngineCost engine_cost(const kernel::Instruction& instruction, const config::Params& params,
                        const CostContext& context) {
   switch (instruction.engine) {

@@ -50,6 +50,9 @@ EngineCost scalar_cost(const kernel::Instruction& instruction, const config::Par
                        const CostContext& context = {});
 EngineCost gpsimd_cost(const kernel::Instruction& instruction, const config::Params& params,
                        const CostContext& context = {});
+/// The clock of a compute engine, GHz (std::logic_error for another engine).
+double engine_clock_ghz(kernel::Engine engine, const config::Params& params);
+
 /// The `instant` model of every compute engine (cost_models.hpp): one cycle of the engine's
 /// clock, no LoadStationary, no pipeline latency; the what-if "this engine costs nothing".
 EngineCost instant_cost(const kernel::Instruction& instruction, const config::Params& params,

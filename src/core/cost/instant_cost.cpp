@@ -9,28 +9,12 @@ namespace trnsim::cost {
 
 EngineCost instant_cost(const kernel::Instruction& instruction, const config::Params& params,
                         const CostContext& /*context*/) {
-  double cycle_ns = 0;
-  switch (instruction.engine) {
-    case kernel::Engine::kTensor:
-      cycle_ns = params.tensor.cycle_ns();
-      break;
-    case kernel::Engine::kVector:
-      cycle_ns = params.vector.cycle_ns();
-      break;
-    case kernel::Engine::kScalar:
-      cycle_ns = params.scalar.cycle_ns();
-      break;
-    case kernel::Engine::kGpSimd:
-      cycle_ns = params.gpsimd.cycle_ns();
-      break;
-    case kernel::Engine::kSync:
-    case kernel::Engine::kDma:
-    case kernel::Engine::kCollective:
-      detail::unsupported(instruction, "instant_cost");
+  if (!kernel::engine_info(instruction.engine).compute) {
+    detail::unsupported(instruction, "instant_cost");
   }
   EngineCost cost;
   cost.cycles = 1;
-  cost.ns = cycle_ns;
+  cost.ns = 1.0 / engine_clock_ghz(instruction.engine, params);
   return cost;
 }
 
