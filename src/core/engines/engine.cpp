@@ -64,10 +64,13 @@ void Engine::fill_cost_memo(CostMemo& memo, const Instruction& instruction,
 
 cost::EngineCost Engine::cost_with_model(const Instruction& instruction,
                                          const cost::CostContext& context) const {
-  if (cost_model_ == nullptr || instruction.engine != kind_) {
-    return cost::engine_cost(instruction, params_, context);  // throws: not this engine's op
+  if (instruction.engine == kind_ && cost_model_ != nullptr) {
+    return (*cost_model_)(instruction, params_, context);
   }
-  return (*cost_model_)(instruction, params_, context);
+  if (!kernel::engine_info(instruction.engine).compute) {
+    return cost::engine_cost(instruction, params_, context);  // throws: no compute op
+  }
+  return cost::selected_cost_model(instruction.engine, params_)(instruction, params_, context);
 }
 
 void Engine::process() {
