@@ -40,8 +40,8 @@ Run::Run(const RunInputs& inputs, const RunSettings& settings)
 
 Run::~Run() = default;
 
-FinishedRun Run::finish(
-    const std::function<void(const FinishedRun& run, nlohmann::json& statistics)>& amend) {
+RunResult Run::finish(
+    const std::function<void(const RunResult& run, nlohmann::json& statistics)>& amend) {
   if (const std::exception_ptr failure = model_->failure()) {
     model_.reset();  // before anything is thrown (system::System::failure())
     collective::rethrow_if_failed(*collectives_);
@@ -53,7 +53,7 @@ FinishedRun Run::finish(
   if (!collectives_->operations.empty()) {
     collective::add_statistics(result.statistics.group("collectives"), *collectives_);
   }
-  FinishedRun run;
+  RunResult run;
   run.kernel_ns = result.kernel_ns;
   run.launch_overhead_ns = result.launch_overhead_ns;
   run.instructions = result.instructions;

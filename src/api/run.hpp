@@ -22,6 +22,7 @@
 #include "report/report.hpp"
 #include "report/run_outputs.hpp"
 #include "system/simulation.hpp"
+#include "trnsim/statistics.hpp"
 
 namespace trnsim::api {
 
@@ -44,14 +45,6 @@ struct RunSettings {
   core::ExecuteHook execute;  ///< functional execution (--numerics), or none
 };
 
-/// What a finished run gives.
-struct FinishedRun {
-  nlohmann::json statistics;  ///< the statistics document (report::run_statistics, docs/outputs.md)
-  double kernel_ns = 0;
-  double launch_overhead_ns = 0;
-  std::uint64_t instructions = 0;
-};
-
 class Run {
  public:
   /// Opens the result files and elaborates the model. Throws InputError (a config whose models
@@ -63,10 +56,10 @@ class Run {
 
   /// After the SystemC kernel ran: throws the error that stopped the run (a collective's first:
   /// it explains a stop that shows as cores that never finished), else gathers the statistics,
-  /// lets `amend` add to them, adds the busiest source lines and moves the result files into
-  /// place.
-  FinishedRun finish(
-      const std::function<void(const FinishedRun& run, nlohmann::json& statistics)>& amend = {});
+  /// lets `amend` add to them, adds the busiest source lines, moves the result files into
+  /// place and returns the run's figures and statistics document.
+  RunResult finish(
+      const std::function<void(const RunResult& run, nlohmann::json& statistics)>& amend = {});
 
  private:
   const config::Params& params_;

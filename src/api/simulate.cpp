@@ -11,6 +11,7 @@
 #include "api/errors.hpp"
 #include "api/run.hpp"
 #include "api/state.hpp"
+#include "core/cost/cost_helpers.hpp"
 #include "core/cost/cost_models.hpp"
 #include "report/report.hpp"
 #include "system/backends.hpp"
@@ -91,9 +92,7 @@ void register_cost_model(const std::string& engine, const std::string& name,
         query.analytic = {analytic.cycles, analytic.load_stationary_cycles,
                           analytic.latency_cycles};
         const EngineCycles answer = model(query);
-        cost::EngineCost cost;
-        cost.cycles = answer.cycles;
-        cost.ns = static_cast<double>(answer.cycles) / query.clock_ghz;
+        cost::EngineCost cost = cost::detail::make_cost(answer.cycles, query.clock_ghz);
         cost.load_stationary_cycles = answer.load_stationary_cycles;
         cost.latency_cycles = answer.latency_cycles;
         return cost;
@@ -128,15 +127,7 @@ Simulation::Simulation(const Kernel& kernel, const SimulateOptions& options) {
 Simulation::~Simulation() = default;
 
 RunResult Simulation::result() {
-  return detail::translating_errors([&] {
-    api::FinishedRun finished = state_->run.finish();
-    RunResult run;
-    run.statistics = std::move(finished.statistics);
-    run.kernel_ns = finished.kernel_ns;
-    run.launch_overhead_ns = finished.launch_overhead_ns;
-    run.instructions = finished.instructions;
-    return run;
-  });
+  return detail::translating_errors([&] { return state_->run.finish(); });
 }
 
 RunResult simulate(const Kernel& kernel, const SimulateOptions& options) {

@@ -87,8 +87,8 @@ void register_run_command(CLI::App& app, CommandContext& context) {
         settings);
     sc_core::sc_start();
     bool expectations_met = true;
-    const api::FinishedRun finished =
-        simulation.finish([&](const api::FinishedRun& result, nlohmann::json& stats) {
+    const RunResult finished =
+        simulation.finish([&](const RunResult& result, nlohmann::json& stats) {
           progress.finish(result.instructions);
           if (numerics) expectations_met = numerics->finish(stats);
         });

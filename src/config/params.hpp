@@ -135,6 +135,16 @@ struct FieldMeta {
 //   template <class S> void section(std::string_view key, S& block, std::string_view description);
 //       S has its own visit(); the visitor descends by calling block.visit(*this).
 
+/// The declaration of every compute engine's `cost_model` key (core/cost/cost_models.hpp).
+inline constexpr FieldMeta kEngineCostModelField =
+    FieldMeta{"",
+              "the engine's cost model: how long an instruction keeps the engine busy; "
+              "`analytic` is the per-op formulas of docs/cost-models.md, `instant` one cycle per "
+              "instruction (the what-if: this engine costs nothing); others may be registered "
+              "(docs/cost-models.md)",
+              "modelling choice, not hardware (docs/cost-models.md)"}
+        .choosing("analytic|instant");
+
 // ---- one struct per hardware block -------------------------------------------------------------
 
 struct ChipParams {
@@ -264,15 +274,7 @@ struct TensorEngineParams {
     v.field("throttle_reengage_utilization", throttle_reengage_utilization,
             {"fraction", "throttle re-engages when window utilization falls below this",
              "hardware-facts.md §3.8 (50%)", 0, 1});
-    v.field(
-        "cost_model", cost_model,
-        FieldMeta{"",
-                  "TensorE's cost model: how long an instruction keeps the engine busy; "
-                  "`analytic` is the per-op formulas of docs/cost-models.md, `instant` one cycle "
-                  "per instruction (the what-if: this engine costs nothing); others may be "
-                  "registered (docs/cost-models.md)",
-                  "modelling choice, not hardware (docs/cost-models.md)"}
-            .choosing("analytic|instant"));
+    v.field("cost_model", cost_model, kEngineCostModelField);
   }
 };
 
@@ -339,15 +341,7 @@ struct VectorEngineParams {
     v.field("exponential_speedup", exponential_speedup,
             {"x", "VectorE exponential throughput relative to ScalarE activation(exp)",
              "hardware-facts.md §4 (4x on NC-v4; instruction absent before)", 1, 64});
-    v.field(
-        "cost_model", cost_model,
-        FieldMeta{"",
-                  "VectorE's cost model: how long an instruction keeps the engine busy; "
-                  "`analytic` is the per-op formulas of docs/cost-models.md, `instant` one cycle "
-                  "per instruction (the what-if: this engine costs nothing); others may be "
-                  "registered (docs/cost-models.md)",
-                  "modelling choice, not hardware (docs/cost-models.md)"}
-            .choosing("analytic|instant"));
+    v.field("cost_model", cost_model, kEngineCostModelField);
   }
 };
 
@@ -386,15 +380,7 @@ struct ScalarEngineParams {
             {"cycles", "activation-table reload when the function changes",
              "assumed: not published (hardware-facts.md §5, §16); order of a short table load", 0,
              1000000});
-    v.field(
-        "cost_model", cost_model,
-        FieldMeta{"",
-                  "ScalarE's cost model: how long an instruction keeps the engine busy; "
-                  "`analytic` is the per-op formulas of docs/cost-models.md, `instant` one cycle "
-                  "per instruction (the what-if: this engine costs nothing); others may be "
-                  "registered (docs/cost-models.md)",
-                  "modelling choice, not hardware (docs/cost-models.md)"}
-            .choosing("analytic|instant"));
+    v.field("cost_model", cost_model, kEngineCostModelField);
   }
 };
 
@@ -435,15 +421,7 @@ struct GpSimdEngineParams {
         FieldMeta{"GB/s", "bandwidth of the DMA engines integrated in the processors (0 = none)",
                   "hardware-facts.md §6 (307 GB/s on NC-v3)", 0, 1e6}
             .no_effect("not modelled: every DMA runs on the core's DMA engines (dma.*)"));
-    v.field(
-        "cost_model", cost_model,
-        FieldMeta{"",
-                  "GpSimdE's cost model: how long an instruction keeps the engine busy; "
-                  "`analytic` is the per-op formulas of docs/cost-models.md, `instant` one cycle "
-                  "per instruction (the what-if: this engine costs nothing); others may be "
-                  "registered (docs/cost-models.md)",
-                  "modelling choice, not hardware (docs/cost-models.md)"}
-            .choosing("analytic|instant"));
+    v.field("cost_model", cost_model, kEngineCostModelField);
   }
 };
 

@@ -15,19 +15,17 @@ namespace {
 
 using kernel::Engine;
 
-constexpr std::array<Engine, 4> kComputeEngines = {Engine::kTensor, Engine::kVector,
-                                                   Engine::kScalar, Engine::kGpSimd};
-
-/// Index of a compute engine in kComputeEngines.
+/// Index of a compute engine in the registry (its kernel::Engine value).
 std::size_t compute_index(Engine engine) {
-  for (std::size_t i = 0; i < kComputeEngines.size(); ++i) {
-    if (kComputeEngines[i] == engine) return i;
+  if (!kernel::engine_info(engine).compute) {
+    throw std::logic_error("cost models: '" + std::string(kernel::engine_name(engine)) +
+                           "' is not a compute engine");
   }
-  throw std::logic_error("cost models: '" + std::string(kernel::engine_name(engine)) +
-                         "' is not a compute engine");
+  return static_cast<std::size_t>(engine);
 }
 
-using Registry = std::array<std::map<std::string, CostModel>, kComputeEngines.size()>;
+/// Each engine's models by name; only the compute engines' entries are used.
+using Registry = std::array<std::map<std::string, CostModel>, kernel::kEngineCount>;
 
 /// The built-in models, keyed by the names config/params.hpp declares for them.
 Registry builtins() {
@@ -36,7 +34,9 @@ Registry builtins() {
   registry[compute_index(Engine::kVector)][kAnalyticCostModel] = vector_cost;
   registry[compute_index(Engine::kScalar)][kAnalyticCostModel] = scalar_cost;
   registry[compute_index(Engine::kGpSimd)][kAnalyticCostModel] = gpsimd_cost;
-  for (auto& engine_models : registry) engine_models["instant"] = instant_cost;
+  for (Engine engine : {Engine::kTensor, Engine::kVector, Engine::kScalar, Engine::kGpSimd}) {
+    registry[compute_index(engine)]["instant"] = instant_cost;
+  }
   return registry;
 }
 
@@ -50,7 +50,7 @@ std::string config_key(Engine engine) {
   return std::string(kernel::engine_name(engine)) + ".cost_model";
 }
 
-/// The model name `params` selects for `engine`.
+/// The model name `params` selects for `engine`, a compute engine.
 const std::string& selected_name(Engine engine, const config::Params& params) {
   switch (engine) {
     case Engine::kTensor:
@@ -66,8 +66,7 @@ const std::string& selected_name(Engine engine, const config::Params& params) {
     case Engine::kCollective:
       break;
   }
-  compute_index(engine);  // throws
-  throw std::logic_error("unreachable");
+  throw std::logic_error("cost models: no cost model key for a non-compute engine");
 }
 
 }  // namespace
@@ -85,7 +84,7 @@ std::vector<std::string> cost_model_names(Engine engine) {
 }
 
 const CostModel& selected_cost_model(Engine engine, const config::Params& params) {
-  const auto& models = registry()[compute_index(engine)];
+  const auto& models = registry()[compute_index(engine)];  // throws for a non-compute engine
   const std::string& name = selected_name(engine, params);
   const auto found = models.find(name);
   if (found == models.end()) {
