@@ -27,6 +27,9 @@ FlowLevelDma::FlowLevelDma(sc_core::sc_module_name name, const config::Params& p
       depth_bytes_((engines_per_core_ - 1) *
                    static_cast<double>(std::max(1, params.dma.packet_bytes))),
       engines_(std::size_t{cores_} * engines_per_core_),
+      descriptors_per_ns_(
+          params.dma.descriptor_overhead_ns > 0 ? 1.0 / params.dma.descriptor_overhead_ns : 0.0),
+      prefetch_limit_(static_cast<double>(std::max(1, params.dma.descriptor_prefetch))),
       core_caps_(cores_, Bucket{params.dma.core_bandwidth_gbps, 0, 0}),
       read_ports_(cores_, Bucket{params.dma.hbm_port_bandwidth_gbps, 0, 0}),
       write_ports_(cores_, Bucket{params.dma.hbm_port_bandwidth_gbps, 0, 0}),
@@ -76,7 +79,6 @@ void FlowLevelDma::submit(std::uint32_t pid, std::uint64_t id,
   const double overhead = params_.dma.descriptor_overhead_ns;
   const double ready = fetchable + std::max(params_.dma.fixed_cost_ns, overhead);
   const std::uint32_t queue = instruction.dma_queue % queues_per_engine_;
-  const auto prefetch = static_cast<double>(std::max(1, params_.dma.descriptor_prefetch));
 
   const std::uint32_t slot = transfers_.acquire();
   Transfer& transfer = transfers_[slot];
@@ -149,13 +151,10 @@ void FlowLevelDma::submit(std::uint32_t pid, std::uint64_t id,
     item.remaining = bytes;
     item.packet = packet;
     item.data_ns_per_byte = 1.0 / rate;
-    // The descriptor unit works ahead of the data during the DMA's latency, at most
-    // dma.descriptor_prefetch descriptors: those cost the data nothing.
-    const double prefetched =
-        overhead > 0 ? std::min({descriptors, prefetch, std::floor((ready - fetchable) / overhead)})
-                     : descriptors;
-    item.descriptor_ns_per_byte =
-        descriptors > prefetched && bytes > 0 ? (descriptors - prefetched) * overhead / bytes : 0.0;
+    item.descriptors = bytes > 0 && overhead > 0 ? descriptors : 0.0;
+    item.descriptors_per_byte = item.descriptors > 0 ? descriptors / bytes : 0.0;
+    item.descriptor_ns_per_byte = item.descriptors_per_byte * overhead;
+    item.fetchable_ns = fetchable;
     item.read_stack = read_stack;
     item.write_stack = write_stack;
     ++transfer.pending;
@@ -164,6 +163,7 @@ void FlowLevelDma::submit(std::uint32_t pid, std::uint64_t id,
     std::vector<std::uint32_t>& fifo = engine.queues[queue];
     fifo.push_back(item_slot);
     if (fifo.size() - engine.heads[queue] == 1) make_head_pending(item.engine, queue);
+    if (item.descriptors > 0) add_descriptors(item_slot, fetchable);
   }
   ++stats.transfers;
   stats.bytes += plan.bytes;
@@ -181,6 +181,20 @@ void FlowLevelDma::submit(std::uint32_t pid, std::uint64_t id,
 void FlowLevelDma::split_lanes(std::uint32_t pid) {
   lockstep_[pid] = false;
   const std::uint32_t first = pid * engines_per_core_;
+  // Every engine's descriptor unit is where the leader's is.
+  for (std::uint32_t e = 1; e < engines_per_core_; ++e) {
+    EngineState& engine = engines_[first + e];
+    const EngineState& leader = engines_[first];
+    engine.prefetched = leader.prefetched;
+    engine.outstanding = leader.outstanding;
+    engine.consumed_per_ns = leader.consumed_per_ns;
+    engine.caught_up_ns = leader.caught_up_ns;
+    engine.fetched_items = leader.fetched_items;
+    if (leader.prefetching && !engine.prefetching) {
+      engine.prefetching = true;
+      prefetching_.push_back(first + e);
+    }
+  }
   for (std::uint32_t queue = 0; queue < queues_per_engine_; ++queue) {
     const EngineState& leader = engines_[first];
     const std::vector<std::uint32_t> fifo(leader.queues[queue].begin() + leader.heads[queue],
@@ -199,6 +213,10 @@ void FlowLevelDma::split_lanes(std::uint32_t pid) {
         ++transfers_[item.transfer].pending;
         ++core_items_[pid];
         engine.queues[queue].push_back(copy);
+        // Descriptors the leader counts already are counted above; the others come later.
+        if (item.descriptors > 0 && item.fetchable_ns > model_ns_) {
+          fetchable_.push(item.fetchable_ns, copy);
+        }
         if (items_[original].active_slot != kNone) {
           item.active_slot = static_cast<std::uint32_t>(active_.size());
           active_.push_back(copy);
@@ -212,6 +230,42 @@ void FlowLevelDma::split_lanes(std::uint32_t pid) {
     }
     for (const std::uint32_t original : fifo) items_[original].lanes = 1;
   }
+}
+
+void FlowLevelDma::add_descriptors(std::uint32_t index, double time_ns) {
+  if (time_ns > model_ns_) {
+    fetchable_.push(time_ns, index);
+    return;
+  }
+  const Item& item = items_[index];
+  EngineState& engine = engines_[item.engine];
+  // A unit that had caught up would have started on these at `time_ns` (<= model_ns_: the
+  // model may have run ahead of their submission by up to its lookahead).
+  const bool caught_up = engine.prefetched >= engine.outstanding;
+  engine.outstanding += item.descriptors;
+  ++engine.fetched_items;
+  if (caught_up) {
+    const double idle_ns = model_ns_ - std::max(time_ns, engine.caught_up_ns);
+    engine.prefetched += std::clamp(std::min({prefetch_limit_ - engine.prefetched, item.descriptors,
+                                              descriptors_per_ns_ * idle_ns}),
+                                    0.0, sim_time::kNeverNs);
+  }
+  if (!engine.prefetching) {
+    engine.prefetching = true;
+    prefetching_.push_back(item.engine);
+  }
+}
+
+double FlowLevelDma::prefetch_dry_ns(const EngineState& engine) const {
+  const double net_use = engine.consumed_per_ns - descriptors_per_ns_;
+  if (engine.prefetched <= 0 || net_use <= 0 || engine.prefetched >= engine.outstanding) {
+    return sim_time::kNeverNs;
+  }
+  // Draining at net_use unless the data path's use catches up with the unit first (the gap
+  // between outstanding and prefetched closes at the unit's rate): then both end together.
+  const double dry = engine.prefetched / net_use;
+  const double catch_up = (engine.outstanding - engine.prefetched) / descriptors_per_ns_;
+  return dry < catch_up ? model_ns_ + dry : sim_time::kNeverNs;
 }
 
 void FlowLevelDma::make_head_pending(std::uint32_t engine_index, std::uint32_t queue) {
@@ -240,6 +294,9 @@ double FlowLevelDma::next_event_ns() const {
     next = std::min({next, exhausted_ns(core_caps_[pid]), exhausted_ns(read_ports_[pid]),
                      exhausted_ns(write_ports_[pid])});
   }
+  if (!fetchable_.empty()) next = std::min(next, std::max(fetchable_.top().time_ns, model_ns_));
+  for (std::uint32_t engine : prefetching_)
+    next = std::min(next, prefetch_dry_ns(engines_[engine]));
   return next;
 }
 
@@ -263,6 +320,22 @@ void FlowLevelDma::progress_to(double time_ns) {
       drain(core_caps_[pid], dt);
       drain(read_ports_[pid], dt);
       drain(write_ports_[pid], dt);
+    }
+    for (std::uint32_t index : prefetching_) {
+      EngineState& engine = engines_[index];
+      const double outstanding = std::max(0.0, engine.outstanding - engine.consumed_per_ns * dt);
+      if (engine.prefetched >= engine.outstanding) {
+        engine.prefetched = outstanding;  // caught up: nothing to work on
+      } else {
+        const double grown =
+            engine.prefetched + (descriptors_per_ns_ - engine.consumed_per_ns) * dt;
+        if (grown >= outstanding) {
+          engine.caught_up_ns =
+              model_ns_ + (engine.outstanding - engine.prefetched) / descriptors_per_ns_;
+        }
+        engine.prefetched = std::clamp(grown, 0.0, std::min(prefetch_limit_, outstanding));
+      }
+      engine.outstanding = outstanding;
     }
   }
   model_ns_ = std::max(model_ns_, time_ns);
@@ -291,6 +364,12 @@ void FlowLevelDma::advance(double horizon_ns) {
       next_ready = std::min({next_ready, exhausted_ns(core_caps_[pid]),
                              exhausted_ns(read_ports_[pid]), exhausted_ns(write_ports_[pid])});
     }
+    if (!fetchable_.empty()) {
+      next_ready = std::min(next_ready, std::max(fetchable_.top().time_ns, model_ns_));
+    }
+    for (std::uint32_t engine : prefetching_) {
+      next_ready = std::min(next_ready, prefetch_dry_ns(engines_[engine]));
+    }
     const double next = std::min(next_finish, next_ready);
     if (next > horizon_ns || next == sim_time::kNeverNs) break;
     if (next_ready < next_finish) to_finish_.clear();
@@ -301,8 +380,19 @@ void FlowLevelDma::advance(double horizon_ns) {
         if (exhausted_ns(*bucket) <= next) exhausted_.push_back(bucket);
       }
     }
+    // Descriptor units whose prefetched descriptors run out now are empty now.
+    dry_.clear();
+    for (std::uint32_t engine : prefetching_) {
+      if (prefetch_dry_ns(engines_[engine]) <= next) dry_.push_back(engine);
+    }
     progress_to(next);
     for (Bucket* bucket : exhausted_) bucket->credit = 0;
+    for (std::uint32_t engine : dry_) engines_[engine].prefetched = 0;
+    while (!fetchable_.empty() && fetchable_.top().time_ns <= next) {
+      const std::uint32_t index = fetchable_.top().value;
+      fetchable_.pop();
+      add_descriptors(index, next);
+    }
     for (std::uint32_t index : to_finish_) finish(index, next);
     while (!pending_.empty() && pending_.top().time_ns <= next) {
       const std::uint32_t index = pending_.top().value;
@@ -359,6 +449,11 @@ void FlowLevelDma::finish(std::uint32_t index, double time_ns) {
     }
     make_head_pending(item.engine, queue);
   }
+  if (item.descriptors > 0 && --engine.fetched_items == 0) {
+    // The unit has nothing left: idle from now (or from when it caught up).
+    if (engine.prefetched < engine.outstanding) engine.caught_up_ns = time_ns;
+    engine.prefetched = engine.outstanding = engine.consumed_per_ns = 0;
+  }
   --core_items_[item.pid];
   items_.release(index);
   if (--transfer.pending == 0) transfer_done(transfer_slot);
@@ -383,10 +478,14 @@ void FlowLevelDma::recompute_rates() {
     engine.round_data_ns += item.packet * item.data_ns_per_byte;
     engine.round_descriptor_ns += item.packet * item.descriptor_ns_per_byte;
   }
+  // While the descriptor unit has prefetched descriptors the data path sets the pace; once
+  // they are spent, the slower of the data path and the descriptor unit.
   for (std::uint32_t index : active_) {
     Item& item = items_[index];
     const EngineState& engine = engines_[item.engine];
-    item.rate = item.packet / std::max(engine.round_data_ns, engine.round_descriptor_ns);
+    item.rate = item.packet / (engine.prefetched > 0
+                                   ? engine.round_data_ns
+                                   : std::max(engine.round_data_ns, engine.round_descriptor_ns));
   }
   // The core's cap, its HBM ports, then each HBM stack (all cores of the stack, no burst
   // allowance), in turn: each scales the items it carries in proportion when they exceed its
@@ -430,6 +529,29 @@ void FlowLevelDma::recompute_rates() {
       if (item.read_stack < 0 && item.write_stack < 0) continue;
       const double sum = stack_load_[stack_of_item(item)];
       if (sum > stack_bytes_per_ns_) item.rate *= stack_bytes_per_ns_ / sum;
+    }
+  }
+  // The descriptors each engine's data path uses at the final rates; engines the unit cannot
+  // keep up with use exactly its rate (no rounding noise that would read as prefetch).
+  std::size_t listed = 0;
+  for (std::uint32_t index : prefetching_) {
+    EngineState& engine = engines_[index];
+    engine.consumed_per_ns = 0;
+    if (engine.fetched_items == 0) {
+      engine.prefetching = false;
+      continue;
+    }
+    prefetching_[listed++] = index;
+  }
+  prefetching_.resize(listed);
+  for (std::uint32_t index : active_) {
+    const Item& item = items_[index];
+    engines_[item.engine].consumed_per_ns += item.rate * item.descriptors_per_byte;
+  }
+  for (std::uint32_t index : prefetching_) {
+    EngineState& engine = engines_[index];
+    if (engine.prefetched <= 0 && engine.consumed_per_ns >= descriptors_per_ns_ * (1 - 1e-9)) {
+      engine.consumed_per_ns = std::min(engine.consumed_per_ns, descriptors_per_ns_);
     }
   }
   // What passes each bucket at the final rates; which buckets drain, and which are full again.

@@ -9,28 +9,35 @@
 // queues in order within a queue and round robin between the queues whose head item is ready,
 // one packet per queue and turn, as the packet model does, but in closed form: a round moves one
 // packet p_j = min(descriptor bytes D_j, dma.packet_bytes) of each ready item j and takes
-// T = max(sum p_j / r_j, sum o p_j / D_j) (data path and descriptor unit pipelined; r_j: engine
-// bandwidth x the transfer's efficiency, o: the per-descriptor occupancy), so item i moves at
-// p_i / T (alone: min(r, D / o)). The rates then
+// T = sum p_j / r_j (r_j: engine bandwidth x the transfer's efficiency), so item i moves at
+// p_i / T, while the engine's descriptor unit has descriptors prefetched; once they are spent,
+// T = max(sum p_j / r_j, sum o p_j / D_j) (data path and descriptor unit pipelined, o: the
+// per-descriptor occupancy; alone: min(r, D / o)). The descriptor unit, as the packet model's,
+// works ahead of the data path whenever descriptors exist that it has not processed: it adds
+// 1 / o descriptors per ns to its prefetch (at most dma.descriptor_prefetch, and never more than
+// the descriptors of the engine's fetchable items not yet consumed) while the data path takes
+// p_j / D_j per packet, so it fills during a DMA's latency and during data movement of large
+// descriptors, and drains during small ones. The rates then
 // pass the shared caps in turn, each scaling down the items it carries in proportion when their
 // sum exceeds it (the core's cap and ports only once the burst allowance the packet model gives
 // them, one 4 KiB packet per engine, is spent: a token bucket): the core's DMA cap, its HBM read
 // and write ports, and each HBM stack
 // (hbm.stack_bandwidth_gbps less refresh, 1 - t_rfc / t_refi; all cores of the stack). An engine
 // whose item a cap holds back moves no other data meanwhile (back-pressure, as in the packet
-// model). Rates change only when an item becomes ready or finishes, so the model advances from
-// one such event to the next. A DMA completes when all its items did, in queue order per engine,
-// plus the part of the HBM access latency (controller + t_rcd + t_cl) its last packet does not
-// cover by streaming, as in the transfer model.
+// model). Rates change only when an item becomes ready or finishes or an engine's prefetch runs
+// out, so the model advances from one such event to the next (descriptors becoming fetchable are
+// events too: they let the descriptor unit work). A DMA completes when all its items did, in queue
+// order per engine, plus the part of the HBM access latency (controller + t_rcd + t_cl) its last
+// packet does not cover by streaming, as in the transfer model.
 //
-// Cost: O(items in flight) per event, two events per item. While every DMA in flight on a core
-// is spread evenly over all its engines, the engines hold identical items, kept once (lockstep):
-// one item per DMA instead of one per engine, with the same results. One SC_METHOD wakes at most
-// once per dma.fixed_cost_ns of simulated time while DMAs are active: a DMA submitted at t cannot
-// move data before t + fixed_cost_ns, so everything up to then is final (conservative lookahead).
-// Leaves out (the packet model has them): strict-priority arbitration, HBM channels, banks, row
-// buffers and turnarounds, packet granularity (a queue's turn is a packet, not a fluid share),
-// descriptor prefetch limits, and per-packet trace events.
+// Cost: O(items in flight) per event, two or three events per item. While every DMA in flight on a
+// core is spread evenly over all its engines, the engines hold identical items, kept once
+// (lockstep): one item per DMA instead of one per engine, with the same results. One SC_METHOD
+// wakes at most once per dma.fixed_cost_ns of simulated time while DMAs are active: a DMA submitted
+// at t cannot move data before t + fixed_cost_ns, so everything up to then is final (conservative
+// lookahead). Leaves out (the packet model has them): strict-priority arbitration, HBM channels,
+// banks, row buffers and turnarounds, packet granularity (a queue's turn is a packet, not a fluid
+// share, and prefetch is a fluid amount, not whole descriptors), and per-packet trace events.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +50,7 @@
 #include "dma/descriptors.hpp"
 #include "dma/dma_statistics.hpp"
 #include "kernel/instruction.hpp"
+#include "util/sim_time.hpp"
 #include "util/slot_pool.hpp"
 #include "util/timed_queue.hpp"
 
@@ -89,6 +97,9 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
     double packet = 0;            ///< bytes of one of its packets: min(descriptor, packet_bytes)
     double data_ns_per_byte = 0;  ///< engine data path: 1 / (bandwidth x efficiency)
     double descriptor_ns_per_byte = 0;  ///< descriptor unit: overhead / descriptor bytes
+    double descriptors_per_byte = 0;    ///< descriptors the data path consumes per byte moved
+    double descriptors = 0;             ///< its descriptors (for the prefetch unit)
+    double fetchable_ns = 0;            ///< its descriptors exist from here
     double rate = 0;                    ///< bytes/ns now
     std::int32_t read_stack = -1;
     std::int32_t write_stack = -1;
@@ -104,6 +115,16 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
     std::uint32_t ready_queues = 0;     ///< queues whose head is active
     double round_data_ns = 0;           ///< scratch: one round-robin round's data-path time
     double round_descriptor_ns = 0;     ///< scratch: and its descriptor-unit time
+    /// Descriptor unit: `prefetched` descriptors processed ahead of the data path (at most
+    /// dma.descriptor_prefetch and at most `outstanding`, the descriptors of its fetchable items
+    /// the data path has not consumed yet); `consumed_per_ns` the data path's use at the
+    /// current rates; `caught_up_ns` since when the unit has had nothing left to process.
+    double prefetched = 0;
+    double outstanding = 0;
+    double consumed_per_ns = 0;
+    double caught_up_ns = -sim_time::kNeverNs;
+    std::uint32_t fetched_items = 0;  ///< items whose descriptors count in `outstanding`
+    bool prefetching = false;         ///< listed in prefetching_
   };
   void wake();
   /// Processes every event up to `horizon_ns`.
@@ -118,6 +139,11 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
   void split_lanes(std::uint32_t pid);
   std::uint32_t new_item();
   double next_event_ns() const;
+  /// An item's descriptors become fetchable on its engine at `time_ns` (now or later).
+  void add_descriptors(std::uint32_t item, double time_ns);
+  /// When the engine's prefetched descriptors run out with the data path still faster than the
+  /// descriptor unit (never if they do not).
+  double prefetch_dry_ns(const EngineState& engine) const;
 
   const config::Params params_;
   const std::uint32_t cores_;
@@ -132,8 +158,13 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
   util::SlotPool<Transfer> transfers_;
   util::SlotPool<Item> items_;
   std::vector<EngineState> engines_;
-  std::vector<std::uint32_t> active_;        ///< items moving data now
-  util::TimedQueue<std::uint32_t> pending_;  ///< items by the time they become ready
+  std::vector<std::uint32_t> active_;          ///< items moving data now
+  util::TimedQueue<std::uint32_t> pending_;    ///< items by the time they become ready
+  util::TimedQueue<std::uint32_t> fetchable_;  ///< items by the time their descriptors exist
+  std::vector<std::uint32_t> prefetching_;     ///< engines with descriptors outstanding
+  std::vector<std::uint32_t> dry_;             ///< scratch: engines whose prefetch runs out now
+  const double descriptors_per_ns_;            ///< descriptor unit rate (0: no descriptor cost)
+  const double prefetch_limit_;                ///< dma.descriptor_prefetch
   /// A per-core rate cap with a burst allowance: `credit` bytes may pass above the rate.
   struct Bucket {
     double capacity = 0;  ///< bytes/ns

@@ -1,9 +1,11 @@
 // Contracts of the flow-level DMA model (dma.model = flow, src/dma/flow_model.hpp), with times
 // worked out by hand from its documented rules: per engine, a round-robin round moves one packet
 // p_j = min(descriptor bytes, dma.packet_bytes) of every ready item and takes
-// max(sum p_j / r, sum of the descriptor time not prefetched during the latency), shared caps
-// scale the items they carry once their burst allowance is spent, a queue moves its DMAs in
-// order.
+// sum p_j / r while the engine's descriptor unit has descriptors prefetched and
+// max(sum p_j / r, sum of their descriptor time) once they are spent, the unit working ahead at
+// one descriptor per 25 ns whenever it has descriptors to process (up to dma.descriptor_prefetch),
+// shared caps scale the items they carry once their burst allowance is spent, a queue moves its
+// DMAs in order.
 // Parameters are flow_pinned (trn2 values): latency 450 ns, 25 ns per descriptor, 8 descriptors of
 // prefetch, 23 B/ns per engine. SBUF -> SBUF copies keep HBM out of the way. Each TEST
 // elaborates once (gtest_discover_tests runs every TEST in its own process).
@@ -61,6 +63,37 @@ TEST(FlowModel, DescriptorsBeyondThePrefetchBindSmallCopies) {
   const std::uint64_t c = bench.add(0, 0, copy(8, 64, 0));
   bench.run_all();
   EXPECT_NEAR(bench.completion(c).complete_ns, 625.0, 0.1);
+}
+
+TEST(FlowModel, AnEnginesDmasShareItsDescriptorPrefetch) {
+  // Two 8-row copies of 64 B rows on queue 0, issued at 0: 16 descriptors. The unit prefetches 8
+  // by 200 ns and waits. The first moves its 512 B from 450 at 23 B/ns (22.26 ns) using its 8
+  // prefetched descriptors while the unit makes 0.89 more; the second uses those and then runs
+  // at the unit's pace: the unit, busy again from 450, makes the last 8 descriptors by
+  // 450 + 8 x 25 = 650.
+  FlowLevelDma system("memory", flow_pinned(), 1);
+  Testbench bench("bench", system);
+  const std::uint64_t first = bench.add(0, 0, copy(8, 64, 0));
+  const std::uint64_t second = bench.add(0, 0, copy(8, 64, 0));
+  bench.run_all();
+  EXPECT_NEAR(bench.completion(first).complete_ns, 450 + 512.0 / 23, 0.01);
+  EXPECT_NEAR(bench.completion(second).complete_ns, 650.0, 0.01);
+}
+
+TEST(FlowModel, TheDescriptorUnitRefillsWhileLargeDescriptorsMove) {
+  // Queue 0: an 8 x 64 B copy, a 1 x 4,096 B copy, an 8 x 64 B copy, issued at 0 (17
+  // descriptors). As above the first is done at 472.26 with 0.89 descriptors prefetched; the
+  // 4,096 B copy moves in 178.09 ns, done at 650.35, using one descriptor while the unit makes
+  // 7.12: the last copy starts with 7.01 prefetched and ends when the unit, busy since 450, has
+  // made the 9 descriptors after the first 8: 450 + 9 x 25 = 675.
+  FlowLevelDma system("memory", flow_pinned(), 1);
+  Testbench bench("bench", system);
+  bench.add(0, 0, copy(8, 64, 0));
+  const std::uint64_t large = bench.add(0, 0, copy(1, 4096, 0));
+  const std::uint64_t last = bench.add(0, 0, copy(8, 64, 0));
+  bench.run_all();
+  EXPECT_NEAR(bench.completion(large).complete_ns, 450 + (512.0 + 4096) / 23, 0.01);
+  EXPECT_NEAR(bench.completion(last).complete_ns, 675.0, 0.01);
 }
 
 TEST(FlowModel, TheCoreCapScalesItsItemsOnceItsBurstIsSpent) {
