@@ -20,6 +20,7 @@
 #include "kernel/target_from_config.hpp"
 #include "system/simulation.hpp"
 #include "util/error.hpp"
+#include "util/huge_pages.hpp"
 
 namespace {
 
@@ -93,6 +94,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  trnsim::util::prefer_huge_pages(argv);
   try {
     return run(argc, argv);
   } catch (const trnsim::InputError& error) {

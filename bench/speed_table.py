@@ -9,9 +9,13 @@ first (against the 1-core row of the same model).
 Each row simulates about --instructions instructions (the packet model a tenth of them: it is
 ~50x slower), T = instructions / 5 / cores tiles per core.
 
+`--huge-pages on,off` measures each row with and without the heap in huge pages (sim_bench with
+TRNSIM_HUGE_PAGES=0 for `off`; docs/performance.md, "Huge pages"), alternating too, in a column
+of its own.
+
 Usage: bench/speed_table.py [--sim-bench build/bench/sim_bench] [--runs 5]
                             [--models packet,transfer,flow] [--cores 1,8,64]
-                            [--instructions 100000]"""
+                            [--instructions 100000] [--huge-pages on|off|on,off]"""
 
 import argparse
 import os
@@ -26,10 +30,13 @@ LINE = re.compile(r": (\d+) instructions in [\d.]+ s wall = ([\d.]+) M instr/s \
                   r"([\d.]+) M instr/CPU-s\).*peak RSS ([\d.]+) MiB")
 
 
-def run_once(sim_bench, model, cores, tiles):
+def run_once(sim_bench, model, cores, tiles, huge_pages):
+    environment = {k: v for k, v in os.environ.items() if k != "TRNSIM_HUGE_PAGES"}
+    if huge_pages == "off":
+        environment["TRNSIM_HUGE_PAGES"] = "0"
     out = subprocess.run([sim_bench, KERNEL, "trn2-48xl", "--param", f"C={cores}",
                           "--param", f"T={tiles}", "--set", f"dma.model={model}"],
-                         capture_output=True, text=True, timeout=3600)
+                         capture_output=True, text=True, timeout=3600, env=environment)
     match = LINE.search(out.stdout)
     if out.returncode != 0 or match is None:
         raise SystemExit(f"speed_table: sim_bench failed for {model} on {cores} cores: "
@@ -46,27 +53,35 @@ def main():
     parser.add_argument("--models", default="packet,transfer,flow")
     parser.add_argument("--cores", default="1,8,64")
     parser.add_argument("--instructions", type=int, default=100000)
+    parser.add_argument("--huge-pages", default="on")
     args = parser.parse_args()
-    rows = [(model, int(cores)) for model in args.models.split(",")
-            for cores in args.cores.split(",")]
+    settings = args.huge_pages.split(",")
+    if any(setting not in ("on", "off") for setting in settings):
+        parser.error(f"--huge-pages: expected on, off or on,off; found {args.huge_pages!r}")
+    rows = [(model, int(cores), setting) for model in args.models.split(",")
+            for cores in args.cores.split(",") for setting in settings]
     samples = {row: [] for row in rows}
     for _ in range(args.runs):
-        for model, cores in rows:
+        for model, cores, setting in rows:
             budget = args.instructions // (10 if model == "packet" else 1)
             tiles = max(1, budget // 5 // cores)
-            samples[(model, cores)].append(run_once(args.sim_bench, model, cores, tiles))
-    print("| DMA model | cores | instructions | M instr/CPU-s (min-max) | median | "
-          "M instr/s wall, median | peak RSS | per core beyond the first |")
-    print("|---|---|---|---|---|---|---|---|")
-    for model, cores in rows:
-        runs = samples[(model, cores)]
+            samples[(model, cores, setting)].append(
+                run_once(args.sim_bench, model, cores, tiles, setting))
+    both = len(settings) > 1
+    print("| DMA model | cores | " + ("huge pages | " if both else "") + "instructions | "
+          "M instr/CPU-s (min-max) | median | M instr/s wall, median | peak RSS | "
+          "per core beyond the first |")
+    print("|---|---|" + ("---|" if both else "") + "---|---|---|---|---|---|")
+    for model, cores, setting in rows:
+        runs = samples[(model, cores, setting)]
         per_cpu = [r[2] for r in runs]
         rss = statistics.median(r[3] for r in runs)
-        single = samples.get((model, 1))
+        single = samples.get((model, 1, setting))
         extra = "-"
         if single and cores > 1:
             extra = f"{(rss - statistics.median(r[3] for r in single)) / (cores - 1):.2f} MiB"
-        print(f"| {model} | {cores} | {runs[0][0]:,} | {min(per_cpu):.3f}-{max(per_cpu):.3f} | "
+        print(f"| {model} | {cores} | " + (f"{setting} | " if both else "") +
+              f"{runs[0][0]:,} | {min(per_cpu):.3f}-{max(per_cpu):.3f} | "
               f"{statistics.median(per_cpu):.3f} | {statistics.median(r[1] for r in runs):.3f} | "
               f"{rss:.1f} MiB | {extra} |")
     return 0

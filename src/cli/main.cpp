@@ -17,6 +17,7 @@
 
 #include "cli/commands.hpp"
 #include "util/error.hpp"
+#include "util/huge_pages.hpp"
 #include "util/log.hpp"
 
 namespace {
@@ -142,6 +143,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  trnsim::util::prefer_huge_pages(argv);
   std::unique_ptr<StdoutBuffer> buffer;
   std::streambuf* original = std::cout.rdbuf();
   if (::isatty(STDOUT_FILENO) == 0) {
