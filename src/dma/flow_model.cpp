@@ -22,7 +22,8 @@ FlowLevelDma::FlowLevelDma(sc_core::sc_module_name name, const config::Params& p
       queues_per_engine_(static_cast<std::uint32_t>(std::max(1, params.dma.queues_per_engine))),
       layout_(params, cores_),
       lookahead_ns_(std::max(params.dma.fixed_cost_ns, 0.0)),
-      hbm_latency_ns_(params.hbm.controller_latency_ns + params.hbm.t_rcd_ns + params.hbm.t_cl_ns),
+      hbm_latency_ns_(params.hbm.controller_latency_ns + params.hbm.t_rp_ns + params.hbm.t_rcd_ns +
+                      params.hbm.t_cl_ns),
       stack_bytes_per_ns_(refreshed_stack_bytes_per_ns(params.hbm)),
       depth_bytes_((engines_per_core_ - 1) *
                    static_cast<double>(std::max(1, params.dma.packet_bytes))),

@@ -16,8 +16,9 @@
 // limit's arrival time): the core's DMA cap (dma.core_bandwidth_gbps), the core's HBM read and
 // write ports (dma.hbm_port_bandwidth_gbps) and each HBM stack touched (hbm.stack_bandwidth_gbps
 // less refresh, 1 - t_rfc / t_refi; reads and writes share it). A DMA touching HBM adds the
-// part of the access latency (controller + t_rcd + t_cl) its last packet does not cover by
-// streaming (short rows only). Completion keeps queue order per core.
+// part of the access latency of a row conflict (controller + t_rp + t_rcd + t_cl: rows are
+// hashed over the banks, so the requests of a DMA's last packet meet other rows open) that
+// the packet does not cover by streaming (short rows only). Completion keeps queue order per core.
 //
 // Leaves out (the packet model has them): round-robin interleaving of queues at packet
 // boundaries (engines serve DMAs in submission order, so total throughput is right but a DMA

@@ -131,6 +131,17 @@ TEST(FlowModel, AnHbmLoadOnOneEngineMatchesTheMeasuredCopy) {
   EXPECT_NEAR(bench.completion(e).complete_ns, 1874.7, 0.1);
 }
 
+TEST(FlowModel, AShortHbmLoadEndsWithTheLatencyOfARowConflict) {
+  // One 256 B row from HBM on engine 0: data from 450 for 256 / 23 = 11.1 ns, then the part of a
+  // row conflict's access latency (controller 50 + t_rp 14 + t_rcd 14 + t_cl 14 = 92 ns) its one
+  // packet does not cover: done at 450 + 92 = 542.
+  FlowLevelDma system("memory", flow_pinned(), 1);
+  Testbench bench("bench", system);
+  const std::uint64_t e = bench.add(0, 0, load(1, 256, 0, 0));
+  bench.run_all();
+  EXPECT_NEAR(bench.completion(e).complete_ns, 542.0, 0.01);
+}
+
 TEST(FlowModel, EnginesInLockstepSplitWhenAnUnevenDmaArrives) {
   // X and X2: 128 rows of 2,048 B on queue 0 at 0 (8 rows, 16,384 B per engine on each of the 16
   // engines); Y: 4 rows of 2,048 B on engine 0, queue 1, at 500 (ready 950). 64 B packets (equal
