@@ -22,8 +22,7 @@ FlowLevelDma::FlowLevelDma(sc_core::sc_module_name name, const config::Params& p
       queues_per_engine_(static_cast<std::uint32_t>(std::max(1, params.dma.queues_per_engine))),
       layout_(params, cores_),
       lookahead_ns_(std::max(params.dma.fixed_cost_ns, 0.0)),
-      hbm_latency_ns_(params.hbm.controller_latency_ns + params.hbm.t_rp_ns + params.hbm.t_rcd_ns +
-                      params.hbm.t_cl_ns),
+      hbm_latency_ns_(row_conflict_latency_ns(params.hbm)),
       stack_bytes_per_ns_(refreshed_stack_bytes_per_ns(params.hbm)),
       depth_bytes_((engines_per_core_ - 1) *
                    static_cast<double>(std::max(1, params.dma.packet_bytes))),
@@ -247,9 +246,8 @@ void FlowLevelDma::add_descriptors(std::uint32_t index, double time_ns) {
   ++engine.fetched_items;
   if (caught_up) {
     const double idle_ns = model_ns_ - std::max(time_ns, engine.caught_up_ns);
-    engine.prefetched += std::clamp(std::min({prefetch_limit_ - engine.prefetched, item.descriptors,
-                                              descriptors_per_ns_ * idle_ns}),
-                                    0.0, sim_time::kNeverNs);
+    engine.prefetched += std::max(0.0, std::min({prefetch_limit_ - engine.prefetched,
+                                                 item.descriptors, descriptors_per_ns_ * idle_ns}));
   }
   if (!engine.prefetching) {
     engine.prefetching = true;

@@ -27,8 +27,8 @@
 // model). Rates change only when an item becomes ready or finishes or an engine's prefetch runs
 // out, so the model advances from one such event to the next (descriptors becoming fetchable are
 // events too: they let the descriptor unit work). A DMA completes when all its items did, in queue
-// order per engine, plus the part of the HBM access latency of a row conflict (controller + t_rp + t_rcd + t_cl)
-// its last packet does not cover by streaming, as in the transfer model.
+// order per engine, plus the part of the HBM access latency of a row conflict (controller + t_rp +
+// t_rcd + t_cl) its last packet does not cover by streaming, as in the transfer model.
 //
 // Cost: O(items in flight) per event, two or three events per item. While every DMA in flight on a
 // core is spread evenly over all its engines, the engines hold identical items, kept once

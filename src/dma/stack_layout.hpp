@@ -54,4 +54,11 @@ inline double refreshed_stack_bytes_per_ns(const config::HbmParams& hbm) {
   return hbm.stack_bandwidth_gbps * (1.0 - refresh);
 }
 
+/// The access latency of a request whose bank has another row open (controller + t_rp + t_rcd +
+/// t_cl), ns: rows are hashed over the banks, so a DMA's last packet meets other rows open; what
+/// the rate models (transfer, flow) add to a DMA touching HBM, less what its last packet covers.
+inline double row_conflict_latency_ns(const config::HbmParams& hbm) {
+  return hbm.controller_latency_ns + hbm.t_rp_ns + hbm.t_rcd_ns + hbm.t_cl_ns;
+}
+
 }  // namespace trnsim::dma

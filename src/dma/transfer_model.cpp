@@ -25,8 +25,7 @@ TransferLevelDma::TransferLevelDma(const config::Params& params, std::uint32_t c
       cores_(std::max<std::uint32_t>(1, cores)),
       engines_per_core_(static_cast<std::uint32_t>(std::max(1, params.dma.engines_per_core))),
       layout_(params, cores_),
-      hbm_latency_ns_(params.hbm.controller_latency_ns + params.hbm.t_rp_ns + params.hbm.t_rcd_ns +
-                      params.hbm.t_cl_ns),
+      hbm_latency_ns_(row_conflict_latency_ns(params.hbm)),
       descriptor_free_ns_(std::size_t{cores_} * engines_per_core_, 0.0),
       data_free_ns_(std::size_t{cores_} * engines_per_core_, 0.0),
       lockstep_(cores_, shortcuts == Shortcuts::kOn ? engines_per_core_ : 1),

@@ -66,8 +66,8 @@ def main():
     ]
     failures = 0
     with tempfile.TemporaryDirectory() as directory:
-        for name, extra, expected in cases:
-            fifo = os.path.join(directory, f"kernel{failures}{len(name)}.json")
+        for number, (name, extra, expected) in enumerate(cases):
+            fifo = os.path.join(directory, f"kernel{number}.json")
             os.mkfifo(fifo)
             tunables, arguments = running_state(trnsim, fifo, {**base, **extra})
             if (tunables or "").split(":")[0] != (expected or "") or (tunables is None) != (expected is None) or arguments != [trnsim.encode(), b"check", fifo.encode()]:
