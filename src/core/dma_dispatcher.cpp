@@ -47,7 +47,7 @@ void DmaDispatcher::count_transfer(const Instruction& instruction) {
 
 void DmaDispatcher::take_triggered(InstructionRing& queue, const sc_time& issued) {
   const std::uint32_t index = pending_.acquire();
-  queue.swap_front(pending_[index].item);  // the front instruction now lives in the pending slot
+  pending_[index].item = queue.take_front();  // the front instruction now waits here, packed
   pending_[index].issued = issued;
   consider(index);
 }
@@ -70,7 +70,7 @@ void DmaDispatcher::consider(std::uint32_t index) {
   EngineKind last_engine = EngineKind::kSync;
   std::uint64_t last_id = 0;
   std::uint64_t unscheduled = kNoId;
-  if (!core_.dependencies_known(*pending.item, EngineKind::kDma, ready, last_engine, last_id,
+  if (!core_.dependencies_known(pending.item, EngineKind::kDma, ready, last_engine, last_id,
                                 unscheduled)) {
     // Blocked on the first producer without times.
     InFlight& blocking = core_.slot(unscheduled);
@@ -84,10 +84,10 @@ void DmaDispatcher::consider(std::uint32_t index) {
     return;
   }
   ConcurrentUnitTime& unit_time =
-      pending.item->instruction.engine == EngineKind::kDma ? dma_time_ : collective_time_;
+      pending.item.engine() == EngineKind::kDma ? dma_time_ : collective_time_;
   unit_time.waited(pending.issued.value(), ready.value(), last_engine, core_.now().value());
   ready = std::max(ready, pending.issued);
-  ready_.push({ready, pending.item->id, index});
+  ready_.push({ready, pending.item.id(), index});
   // The dispatcher sleeps until the earliest ready DMA it knew of: wake it only for an earlier
   // one.
   if (ready < wakes_at_) {
@@ -140,17 +140,20 @@ sc_time DmaDispatcher::start_ready() {
     const ReadyDma first = ready_.top();
     if (first.ready > now) return first.ready;
     const std::uint32_t index = first.slot;
-    const PendingDma& dma = pending_[index];
-    const Instruction& instruction = dma.item->instruction;
+    PendingDma& dma = pending_[index];
     // Ahead of the simulation time only a backend that takes the time as an argument can start
     // it; otherwise the process runs at this time (NeuronCore::run_ahead()).
-    if (ahead && (instruction.engine != EngineKind::kDma || !dma_.accepts_submit_ahead())) {
+    if (ahead && (dma.item.engine() != EngineKind::kDma || !dma_.accepts_submit_ahead())) {
       return now;
     }
     ready_.pop();
+    dma.item.unpack(submitting_);
+    core_.entry_pool().give(std::move(dma.item));
+    pending_.release(index);
+    const Instruction& instruction = submitting_.instruction;
     // The record is finished by dma_complete()/collective_complete(), possibly from inside
     // submit().
-    const std::uint64_t sequence = sequence_of(dma.item->id);
+    const std::uint64_t sequence = sequence_of(submitting_.id);
     if (trace_) [[unlikely]] {
       log::component("core.dma")
           .debug("core {} #{} {} submitted at {:.3f} ns (queue {}, {} B)", core_.pid(), sequence,
@@ -167,7 +170,7 @@ sc_time DmaDispatcher::start_ready() {
       core_.execute_hook()(instruction, group);
     }
     if (instruction.engine == EngineKind::kDma) {
-      submitted_.insert(sequence, slot_of(dma.item->id));
+      submitted_.insert(sequence, slot_of(submitting_.id));
       if (ahead) {
         dma_.submit_ahead(now, core_.pid(), sequence, instruction, *this);
       } else {
@@ -178,7 +181,7 @@ sc_time DmaDispatcher::start_ready() {
       if (instruction.core_group != kernel::kAllCores) {
         group = core_.source().core_group(instruction.core_group);
       }
-      submitted_.insert(sequence, slot_of(dma.item->id));
+      submitted_.insert(sequence, slot_of(submitting_.id));
       collectives_->submit(core_.pid(), sequence, instruction, group, *this);
     } else {
       core_.fail(std::make_exception_ptr(InputError(
@@ -188,7 +191,6 @@ sc_time DmaDispatcher::start_ready() {
               "this build does not model them yet")));
       return max_time_;
     }
-    pending_.release(index);
   }
 }
 

@@ -51,8 +51,8 @@ class DmaDispatcher : public sc_core::sc_module, public DmaClient, public Collec
     collective_time_.all_issued();
   }
   /// The front instruction of `queue`, a DMA or collective, was issued by its trigger engine,
-  /// which is done with it at `issued`: it moves here (a spare entry takes its place) and
-  /// starts when its dependencies are visible.
+  /// which is done with it at `issued`: its entry moves here (and back to the core's pool once
+  /// submitted) and it starts when its dependencies are visible.
   void take_triggered(InstructionRing& queue, const sc_core::sc_time& issued);
   /// `record`'s times just became known: looks again at the DMAs blocked on it.
   void producer_scheduled(InFlight& record) {
@@ -74,7 +74,7 @@ class DmaDispatcher : public sc_core::sc_module, public DmaClient, public Collec
  private:
   /// A triggered DMA or collective whose dependencies are not all visible yet.
   struct PendingDma {
-    std::unique_ptr<QueuedInstruction> item = std::make_unique<QueuedInstruction>();
+    PackedInstruction item;                ///< from the trigger engine's stream
     sc_core::sc_time issued;               ///< when the trigger engine issued it
     std::uint32_t next_blocked = kNoSlot;  ///< next slot blocked on the same producer
   };
@@ -117,6 +117,8 @@ class DmaDispatcher : public sc_core::sc_module, public DmaClient, public Collec
   /// Triggered DMAs/collectives not yet started, by slot (no copies of the instruction while
   /// they wait).
   util::SlotPool<PendingDma> pending_;
+  /// The DMA or collective being submitted, unpacked (backends copy what they keep).
+  QueuedInstruction submitting_;
   std::priority_queue<ReadyDma, std::vector<ReadyDma>, std::greater<>> ready_;
   deps::IdMap submitted_;   ///< sequence number -> in-flight slot, from submission to completion
   sc_core::sc_event work_;  ///< a DMA became ready earlier than wakes_at_

@@ -229,7 +229,7 @@ void NeuronCore::dispatch() {
         break;
       }
       try {
-        if (!source_->next(staging_->instruction)) {
+        if (!source_->next(staging_.instruction)) {
           dispatch_done_ = true;
           dispatching_ = false;
           for (const auto& engine : engines_) engine->run_if_waiting();
@@ -240,7 +240,7 @@ void NeuronCore::dispatch() {
         break;
       }
       staged_ = true;
-      staging_->id = in_flight_id(next_sequence_++, 0);
+      staging_.id = in_flight_id(next_sequence_++, 0);
     }
     const sc_time now = now_;
 
@@ -259,12 +259,12 @@ void NeuronCore::dispatch() {
       forget_wake(kDispatcherWake);  // the wake-up at the first retirement
     }
     const std::uint32_t slot_index = in_flight_.acquire();
-    const std::uint64_t id = in_flight_id(sequence_of(staging_->id), slot_index);
+    const std::uint64_t id = in_flight_id(sequence_of(staging_.id), slot_index);
 
-    const Instruction& staged = staging_->instruction;
+    const Instruction& staged = staging_.instruction;
     Engine& engine = *engines_[engine_of(staged)];
     dependency_scratch_.clear();
-    const std::uint32_t stream = engine.prepare_dispatched(*staging_);
+    const std::uint32_t stream = engine.prepare_dispatched(staging_);
     tracker_.add(id, {staged.reads.data(), staged.num_reads},
                  {staged.writes.data(), staged.num_writes}, dependency_scratch_, stream);
     // core_barrier is a fence: it waits for every earlier instruction of the core (DMAs and
@@ -286,17 +286,11 @@ void NeuronCore::dispatch() {
                 });
       fence_id_ = id;
     }
-    QueuedInstruction& item = *staging_;
+    QueuedInstruction& item = staging_;
     item.id = id;
-    const std::size_t dependencies = dependency_scratch_.size();
-    const std::size_t inline_dependencies = std::min(dependencies, item.dependencies.size());
-    for (std::size_t i = 0; i < inline_dependencies; ++i) {
-      item.dependencies[i] = dependency_scratch_[i].producer;
-    }
-    item.dependency_count = static_cast<std::uint8_t>(inline_dependencies);
-    item.more_dependencies.clear();
-    for (std::size_t i = inline_dependencies; i < dependencies; ++i) {
-      item.more_dependencies.push_back(dependency_scratch_[i].producer);
+    item.dependencies.clear();
+    for (const deps::Dependency& dependency : dependency_scratch_) {
+      item.dependencies.push_back(dependency.producer);
     }
     InFlight& record = in_flight_[slot_index];
     record.id = id;

@@ -112,6 +112,8 @@ class NeuronCore : public sc_core::sc_module {
   const InstructionObserver& observer() const { return observer_; }
   const ExecuteHook& execute_hook() const { return execute_; }
   DmaDispatcher& dma_dispatcher() { return *dma_dispatcher_; }
+  /// The core's spare packed queue entries (queued_instruction.hpp).
+  EntryPool& entry_pool() { return entry_pool_; }
   const sc_core::sc_time& semaphore_latency() const { return semaphore_latency_; }
   const sc_core::sc_time& issue_time() const { return issue_time_; }
   /// The core's current time: the simulation time, except while run_ahead() runs a wake-up
@@ -128,17 +130,15 @@ class NeuronCore : public sc_core::sc_module {
   /// Non-blocking: true when every dependency of `item` is scheduled; then `ready` is when the
   /// last becomes visible to `consumer` (with semaphore latency) and last_* name that producer.
   /// Otherwise false, and `unscheduled` is the first producer whose times are not known yet.
-  bool dependencies_known(const QueuedInstruction& item, kernel::Engine consumer,
-                          sc_core::sc_time& ready, kernel::Engine& last_engine,
-                          std::uint64_t& last_id, std::uint64_t& unscheduled) {
+  /// `Item`: QueuedInstruction or PackedInstruction (dependency_count(), dependency(i)).
+  template <typename Item>
+  bool dependencies_known(const Item& item, kernel::Engine consumer, sc_core::sc_time& ready,
+                          kernel::Engine& last_engine, std::uint64_t& last_id,
+                          std::uint64_t& unscheduled) {
     ready = sc_core::SC_ZERO_TIME;
-    for (std::uint8_t i = 0; i < item.dependency_count; ++i) {
-      if (!dependency_known(item.dependencies[i], consumer, ready, last_engine, last_id)) {
-        unscheduled = item.dependencies[i];
-        return false;
-      }
-    }
-    for (const std::uint64_t producer : item.more_dependencies) {
+    const std::size_t count = item.dependency_count();
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint64_t producer = item.dependency(i);
       if (!dependency_known(producer, consumer, ready, last_engine, last_id)) {
         unscheduled = producer;
         return false;
@@ -176,8 +176,7 @@ class NeuronCore : public sc_core::sc_module {
         ready = std::max(ready, record.visible + semaphore_latency_);
       }
     };
-    for (std::uint8_t i = 0; i < item.dependency_count; ++i) consider(item.dependencies[i]);
-    for (const std::uint64_t producer : item.more_dependencies) consider(producer);
+    for (const std::uint64_t producer : item.dependencies) consider(producer);
     return ready;
   }
   /// The front instruction of `unit`'s queue waits for `producer`'s times: runs that engine
@@ -292,9 +291,11 @@ class NeuronCore : public sc_core::sc_module {
 
   deps::DependencyTracker tracker_;
   std::vector<deps::Dependency> dependency_scratch_;
-  /// The dispatcher's next instruction (when staged_), filled in place and swapped into its
+  /// Every packed queue entry of the core comes from here (declared before its holders).
+  EntryPool entry_pool_;
+  /// The dispatcher's next instruction (when staged_), filled in place and packed into its
   /// engine's stream.
-  std::unique_ptr<QueuedInstruction> staging_ = std::make_unique<QueuedInstruction>();
+  QueuedInstruction staging_;
   bool staged_ = false;
   /// In-flight records by slot (slot_of(id)), at most sequencer.max_in_flight_instructions,
   /// allocated on first use; a slot is reused only after the occupant's result is visible

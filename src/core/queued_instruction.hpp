@@ -1,12 +1,15 @@
-// An instruction on its way through a NeuronCore: the dispatcher's copy of it with its in-flight
-// id and the producers it waits for, and the FIFO of one engine's stream that holds such entries.
-// Entries are handed over by swapping owners (dispatcher -> engine queue -> DMA dispatcher),
-// never copied. Leaves out timing: the engines (core/engines) and the core decide when.
+// An instruction on its way through a NeuronCore: the dispatcher's working copy of it with its
+// in-flight id and the producers it waits for (QueuedInstruction), the compact form it waits in
+// (PackedInstruction: only the operand slots, loop values and producers it has, without its
+// dependency regions, which the tracker has already taken), and the FIFO of one engine's stream
+// that holds packed entries and unpacks its front. A core keeps up to
+// sequencer.max_in_flight_instructions of them, so their size is the bulk of its memory. Leaves
+// out timing: the engines (core/engines) and the core decide when.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <systemc>
 #include <vector>
@@ -23,65 +26,131 @@ inline constexpr std::uint64_t kNoId = ~std::uint64_t{0};
 /// background) for every other instruction.
 struct PePlacement {
   bool background = false;
-  std::size_t first_cell = 0;
-  std::size_t cell_rows = 0;
-  std::size_t cell_cols = 0;
+  std::uint32_t first_cell = 0;
+  std::uint32_t cell_rows = 0;
+  std::uint32_t cell_cols = 0;
+
+  bool empty() const { return !background && cell_rows == 0 && cell_cols == 0 && first_cell == 0; }
 };
 
 struct QueuedInstruction {
-  kernel::Instruction instruction;
-  std::uint64_t id = 0;         ///< in-flight id (in_flight.hpp)
-  sc_core::sc_time fetched_at;  ///< in its engine's fetch buffer: it may start from then on
-  PePlacement placement;        ///< set by the TensorE engine at dispatch; empty otherwise
-  std::uint8_t dependency_count = 0;
-  std::array<std::uint64_t, 8> dependencies{};   ///< producer ids
-  std::vector<std::uint64_t> more_dependencies;  ///< rare overflow beyond 8
+  kernel::Instruction instruction;  ///< in compact form (kernel::is_compact)
+  std::uint64_t id = 0;             ///< in-flight id (in_flight.hpp)
+  sc_core::sc_time fetched_at;      ///< in its engine's fetch buffer: it may start from then on
+  PePlacement placement;            ///< set by the TensorE engine at dispatch; empty otherwise
+  std::vector<std::uint64_t> dependencies;  ///< producer ids
 
+  std::size_t dependency_count() const { return dependencies.size(); }
+  std::uint64_t dependency(std::size_t index) const { return dependencies[index]; }
   /// True if `predicate(producer id)` holds for any dependency.
   template <typename Predicate>
   bool any_dependency(Predicate predicate) const {
-    for (std::uint8_t i = 0; i < dependency_count; ++i) {
-      if (predicate(dependencies[i])) return true;
-    }
-    for (const std::uint64_t producer : more_dependencies) {
+    for (const std::uint64_t producer : dependencies) {
       if (predicate(producer)) return true;
     }
     return false;
   }
 };
 
-/// FIFO of one engine's stream, a ring of entries allocated on first use and then reused (no
-/// allocation per instruction); it grows (doubling) when full. Entries are handed over by
-/// swapping owners, never copied: the dispatcher swaps its staged entry in at the back; the
-/// engine works on front() in place and may swap it out (a triggered DMA moves to the DMA
-/// dispatcher) before pop_front().
+/// A QueuedInstruction at rest, as bytes: id, engine and producers at fixed places (read
+/// without unpacking), then the instruction's fields with only its used operand slots (each with
+/// only `rank` sizes and strides) and only its enclosing loops' values. Its dependency regions
+/// are left out: unpack() gives num_reads = num_writes = 0. Typically 300-450 bytes against
+/// sizeof(QueuedInstruction) ~ 1.3 KiB. The storage is kept when the entry is reused, so packing
+/// allocates only while an entry first grows.
+class PackedInstruction {
+ public:
+  /// Packs `item` (its instruction in compact form), replacing the content.
+  void pack(const QueuedInstruction& item);
+  /// `to` becomes the packed entry (its instruction in compact form, without regions); `to`
+  /// must hold a compact-form instruction without regions (a default one or an unpacked one).
+  void unpack(QueuedInstruction& to) const;
+
+  bool holds_storage() const { return !bytes_.empty(); }
+  /// Bytes of storage it holds: at least its packed size.
+  std::size_t storage_bytes() const { return bytes_.size(); }
+  std::uint64_t id() const { return read<std::uint64_t>(kIdOffset); }
+  kernel::Engine engine() const { return static_cast<kernel::Engine>(bytes_[kEngineOffset]); }
+  void set_fetched_at(const sc_core::sc_time& time) { fetched_at_ = time; }
+  std::size_t dependency_count() const { return read<std::uint32_t>(kCountOffset); }
+  std::uint64_t dependency(std::size_t index) const {
+    return read<std::uint64_t>(kDependenciesOffset + index * sizeof(std::uint64_t));
+  }
+
+ private:
+  static constexpr std::size_t kIdOffset = 0;
+  static constexpr std::size_t kCountOffset = 8;
+  static constexpr std::size_t kEngineOffset = 12;
+  static constexpr std::size_t kDependenciesOffset = 16;
+
+  template <typename T>
+  T read(std::size_t offset) const {
+    T value;
+    std::memcpy(&value, bytes_.data() + offset, sizeof(T));
+    return value;
+  }
+
+  sc_core::sc_time fetched_at_;  ///< QueuedInstruction::fetched_at
+  /// At least the packed size (only grows): its tail past the content is stale.
+  std::vector<std::byte> bytes_;
+};
+
+/// One core's spare packed entries, the most recently released first (its memory is still in
+/// the cache). The core's engine streams and DMA dispatcher take their entries from here and
+/// give them back when the instruction leaves them, so the core has as many entries as it ever
+/// has instructions waiting at once, not that many per engine. No allocation per instruction.
+class EntryPool {
+ public:
+  PackedInstruction take() {
+    if (spares_.empty()) return {};
+    PackedInstruction entry = std::move(spares_.back());
+    spares_.pop_back();
+    return entry;
+  }
+  void give(PackedInstruction&& entry) {
+    if (entry.holds_storage()) spares_.push_back(std::move(entry));
+  }
+
+ private:
+  std::vector<PackedInstruction> spares_;
+};
+
+/// FIFO of one engine's stream: a ring of packed entries (it grows, doubling, when full), with
+/// the front unpacked on demand into one working QueuedInstruction.
 class InstructionRing {
  public:
+  explicit InstructionRing(EntryPool& pool) : pool_(&pool) {}
+
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
-  QueuedInstruction& front() { return *entries_[head_]; }
-  /// The entry `index` places behind the front (index < size()).
-  QueuedInstruction& at(std::size_t index) { return *entries_[(head_ + index) & mask_]; }
-  /// Exchanges the front entry with `entry` (which must hold one): the caller keeps the front
-  /// instruction, the ring gets a spare entry.
-  void swap_front(std::unique_ptr<QueuedInstruction>& entry) { entries_[head_].swap(entry); }
-  /// Publishes `entry` at the back and hands back a spare entry of the ring in its place (a
-  /// consumed one, or a new one on first use): the dispatcher stages the next instruction in
-  /// it, so instructions are never copied on the way to their engine. The spare is the most
-  /// recently consumed entry where there is one (in the slot before the front: its memory is
-  /// still in the cache), not the one that was consumed a whole ring ago.
-  void push_back(std::unique_ptr<QueuedInstruction>& entry) {
-    if (size_ == entries_.size()) grow();
-    std::unique_ptr<QueuedInstruction>& back = entries_[(head_ + size_) & mask_];
-    back.swap(entry);
-    ++size_;
-    if (size_ < entries_.size()) {
-      std::unique_ptr<QueuedInstruction>& recent = entries_[(head_ - 1) & mask_];
-      if (recent) recent.swap(entry);
+  /// The front instruction, unpacked (once per front).
+  QueuedInstruction& front() {
+    if (!front_unpacked_) {
+      entries_[head_].unpack(front_);
+      front_unpacked_ = true;
     }
-    if (!entry) entry = std::make_unique<QueuedInstruction>();
+    return front_;
   }
+  /// Sets the fetch time of the entry `index` places behind the front (index < size()).
+  void set_fetched_at(std::size_t index, const sc_core::sc_time& time) {
+    entries_[(head_ + index) & mask_].set_fetched_at(time);
+    if (index == 0 && front_unpacked_) front_.fetched_at = time;
+  }
+  /// Takes the front entry out, packed (pop_front() then only advances).
+  PackedInstruction take_front() { return std::move(entries_[head_]); }
+  /// Packs `item` in at the back.
+  void push_back(const QueuedInstruction& item) {
+    if (size_ == entries_.size()) grow();
+    PackedInstruction& back = entries_[(head_ + size_) & mask_];
+    back = pool_->take();
+    back.pack(item);
+    ++size_;
+  }
+  /// Removes the front; its entry returns to the pool unless take_front() took it.
   void pop_front() {
+    pool_->give(std::move(entries_[head_]));
+    entries_[head_] = PackedInstruction{};
+    front_unpacked_ = false;
     head_ = (head_ + 1) & mask_;
     --size_;
   }
@@ -89,8 +158,8 @@ class InstructionRing {
  private:
   void grow() {
     const std::size_t capacity = entries_.empty() ? 16 : entries_.size() * 2;
-    std::vector<std::unique_ptr<QueuedInstruction>> grown(capacity);
-    for (std::size_t i = 0; i < entries_.size(); ++i) {
+    std::vector<PackedInstruction> grown(capacity);
+    for (std::size_t i = 0; i < size_; ++i) {
       grown[i] = std::move(entries_[(head_ + i) & mask_]);
     }
     entries_ = std::move(grown);
@@ -98,10 +167,13 @@ class InstructionRing {
     mask_ = capacity - 1;
   }
 
-  std::vector<std::unique_ptr<QueuedInstruction>> entries_;  ///< power-of-two size
+  EntryPool* pool_;
+  std::vector<PackedInstruction> entries_;  ///< power-of-two size; empty outside the FIFO
   std::size_t mask_ = 0;
   std::size_t head_ = 0;
   std::size_t size_ = 0;
+  QueuedInstruction front_;  ///< the front, unpacked, when front_unpacked_
+  bool front_unpacked_ = false;
 };
 
 }  // namespace trnsim::core

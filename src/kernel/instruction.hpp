@@ -364,6 +364,8 @@ struct SourceRef {
   std::uint32_t statement = 0;
   std::uint8_t depth = 0;  ///< number of enclosing loops = used entries of loop_values
   std::array<std::int64_t, kMaxLoopDepth> loop_values{};
+
+  bool operator==(const SourceRef&) const = default;
 };
 
 inline constexpr std::uint32_t kAllCores = 0xFFFFFFFFu;  ///< core_group: every core of the kernel
@@ -438,6 +440,9 @@ struct Instruction {
   /// groups (InstructionStream::core_group(id) lists the global core indices).
   std::uint32_t core_group = kAllCores;
   std::uint32_t peer = 0;  ///< send/recv: global index of the other core
+
+  /// Field by field (arrays in full, stale entries past rank/depth included).
+  bool operator==(const Instruction&) const = default;
 };
 
 /// True when `instruction` is in compact form: every unused operand slot and every region past

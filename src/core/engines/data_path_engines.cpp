@@ -13,12 +13,11 @@ using sc_core::sc_time;
 
 namespace {
 
+/// Whether the instruction reads or writes `memory`: every operand it uses is one of its
+/// dependency regions (the queued form keeps the operands, not the regions).
 bool touches(const Instruction& instruction, MemoryKind memory) {
-  for (std::uint8_t i = 0; i < instruction.num_reads; ++i) {
-    if (instruction.reads[i].memory == memory) return true;
-  }
-  for (std::uint8_t i = 0; i < instruction.num_writes; ++i) {
-    if (instruction.writes[i].memory == memory) return true;
+  for (const kernel::AccessPattern& operand : instruction.operands) {
+    if (operand.used() && operand.memory == memory) return true;
   }
   return false;
 }

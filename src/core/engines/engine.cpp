@@ -26,6 +26,7 @@ Engine::Engine(sc_core::sc_module_name name, NeuronCore& core, kernel::Engine ki
       fetch_interval_(sim_time::from_ns(1.0 / core.params().sequencer.fetch_instructions_per_ns)),
       fetch_buffer_size_(
           static_cast<std::size_t>(std::max(1, core.params().sequencer.fetch_buffer_instructions))),
+      stream_(core.entry_pool()),
       slot_free_at_(fetch_buffer_size_),
       trace_(log::debug_enabled("core")),
       cost_model_(kernel::engine_info(kind).compute

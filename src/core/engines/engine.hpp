@@ -46,12 +46,12 @@ class Engine : public sc_core::sc_module {
 
   /// The dispatcher hands the next instruction of this engine's stream over: `entry`
   /// (prepared) goes to the fetch buffer if it has room and nothing waits before it, else to the
-  /// stream backlog; `entry` gets a spare entry in its place.
-  void accept(std::unique_ptr<QueuedInstruction>& entry) {
+  /// stream backlog (packed either way: the dispatcher reuses `entry`).
+  void accept(const QueuedInstruction& entry) {
     const std::size_t position = stream_.size();
     stream_.push_back(entry);
     if (position >= fetch_buffer_size_) return;  // in the backlog
-    fetch(stream_.at(position));
+    fetch(position);
     // Only an engine with an empty buffer waits for work.
     if (position == 0) run_if_waiting();
   }
@@ -198,19 +198,20 @@ class Engine : public sc_core::sc_module {
   /// The observer's record of the instruction committed now.
   void observe(const QueuedInstruction& item, double slice_start_ns, const sc_core::sc_time& end,
                const sc_core::sc_time& visible);
-  /// `item`, the stream's next instruction to fetch, gets its fetch-buffer slot: the first
+  /// The stream's next instruction to fetch (`position` behind the front) gets its fetch-buffer
+  /// slot: the first
   /// fetch_buffer_size_ of the stream are in the buffer when the kernel starts (the launch
   /// fills it, within sequencer.launch_overhead_us); a later one is fetched at max(its slot's
   /// previous occupant started + fetch latency, previous fetch + one fetch interval). Where the
   /// program walk reaches it later than that (a simulator bound, never the hardware's), it is
   /// still the fetch time: an instruction never starts before the core's time anyway.
-  void fetch(QueuedInstruction& item) {
+  void fetch(std::size_t position) {
     sc_core::sc_time fetched;
     if (buffer_refilled_) {
       fetched =
           std::max(slot_free_at_[fetch_slot_] + fetch_latency_, last_fetched_at_ + fetch_interval_);
     }
-    item.fetched_at = fetched;
+    stream_.set_fetched_at(position, fetched);
     last_fetched_at_ = fetched;
     if (++fetch_slot_ == fetch_buffer_size_) {
       fetch_slot_ = 0;

@@ -143,7 +143,7 @@ void Engine::commit_start(Self& self) {
   slot_free_at_[start_slot_] = start;
   if (++start_slot_ == fetch_buffer_size_) start_slot_ = 0;
   if (stream_.size() >= fetch_buffer_size_) {
-    fetch(stream_.at(fetch_buffer_size_ - 1));
+    fetch(fetch_buffer_size_ - 1);
   } else if (used_) {
     core_.instructions_wanted();
   }

@@ -76,10 +76,12 @@ PePlacement TensorEngine::compute_pe_placement(const Instruction& instruction) c
   }
   const cost::PeTile tile = cost::pe_tile(instruction, params_);
   const auto granularity = static_cast<std::uint32_t>(params_.tensor.pe_tile_granularity);
-  placement.first_cell =
-      (tile.row_begin / granularity) * pe_cells_.cols() + tile.col_begin / granularity;
-  placement.cell_rows = std::max<std::size_t>(1, tile.rows / granularity);
-  placement.cell_cols = std::max<std::size_t>(1, tile.cols / granularity);
+  placement.first_cell = static_cast<std::uint32_t>(
+      (tile.row_begin / granularity) * pe_cells_.cols() + tile.col_begin / granularity);
+  placement.cell_rows =
+      static_cast<std::uint32_t>(std::max<std::size_t>(1, tile.rows / granularity));
+  placement.cell_cols =
+      static_cast<std::uint32_t>(std::max<std::size_t>(1, tile.cols / granularity));
   return placement;
 }
 
