@@ -74,6 +74,10 @@ class DmaDispatcher : public sc_core::sc_module, public DmaClient, public Collec
  private:
   /// A triggered DMA or collective whose dependencies are not all visible yet.
   struct PendingDma {
+    PendingDma() = default;
+    // Moved, never copied, when the slot pool grows (sc_time's copy is not noexcept).
+    PendingDma(PendingDma&&) noexcept = default;
+    PendingDma& operator=(PendingDma&&) noexcept = default;
     PackedInstruction item;                ///< from the trigger engine's stream
     sc_core::sc_time issued;               ///< when the trigger engine issued it
     std::uint32_t next_blocked = kNoSlot;  ///< next slot blocked on the same producer

@@ -60,6 +60,11 @@ struct QueuedInstruction {
 /// allocates only while an entry first grows.
 class PackedInstruction {
  public:
+  PackedInstruction() = default;
+  // Moved, never copied, when vectors of entries grow (sc_time's copy is not noexcept).
+  PackedInstruction(PackedInstruction&&) noexcept = default;
+  PackedInstruction& operator=(PackedInstruction&&) noexcept = default;
+
   /// Packs `item` (its instruction in compact form), replacing the content.
   void pack(const QueuedInstruction& item);
   /// `to` becomes the packed entry (its instruction in compact form, without regions); `to`

@@ -564,7 +564,7 @@ const Instruction* InstructionStream::memo_lookup(Memo& memo, std::size_t& entry
                    memo.keys.begin() + static_cast<std::ptrdiff_t>(candidate * width))) {
       ++memo.hits;
       entry = candidate;
-      return &memo.entries[candidate];
+      return memo.entries[candidate].instruction.get();
     }
   }
   entry = home;  // all probed entries hold other signatures: replace the home entry
@@ -815,7 +815,12 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
   } else if (have_signature) {
     Memo& memo = *memo_of_spec;
     if (memo.caching && memo_entry < kMemoEntries) {
-      memo.entries[memo_entry] = out;
+      std::unique_ptr<Instruction>& stored = memo.entries[memo_entry].instruction;
+      if (stored == nullptr) {
+        stored = std::make_unique<Instruction>(out);
+      } else {
+        *stored = out;
+      }
       memo.filled[memo_entry] = 1;
       std::copy(signature_.begin(), signature_.end(),
                 memo.keys.begin() + static_cast<std::ptrdiff_t>(memo_entry * memo.exprs.size()));

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -174,11 +175,27 @@ class InstructionStream {
     std::uint8_t slot = 0;
     std::uint8_t dim = 0;
   };
+  /// An instruction allocated on first fill (null until then); copies are deep.
+  struct MemoEntry {
+    std::unique_ptr<Instruction> instruction;
+    MemoEntry() = default;
+    MemoEntry(const MemoEntry& other)
+        : instruction(other.instruction ? std::make_unique<Instruction>(*other.instruction)
+                                        : nullptr) {}
+    MemoEntry& operator=(const MemoEntry& other) {
+      if (this != &other) MemoEntry(other).instruction.swap(instruction);
+      return *this;
+    }
+    MemoEntry(MemoEntry&&) noexcept = default;
+    MemoEntry& operator=(MemoEntry&&) noexcept = default;
+  };
   struct Memo {
     std::vector<const Expr*> exprs;    ///< the signature's expressions, in a fixed order
     std::vector<SignatureRole> roles;  ///< by expression
     std::vector<std::int64_t> keys;    ///< kMemoEntries x exprs.size() signatures
-    std::vector<Instruction> entries;  ///< kMemoEntries built instructions
+    /// kMemoEntries built instructions, each allocated when first filled: most memos see a
+    /// few distinct signatures (x_sb[t % 2]), and a core keeps one memo per statement.
+    std::vector<MemoEntry> entries;
     std::vector<std::uint8_t> filled;  ///< per entry
     std::uint32_t lookups = 0;
     std::uint32_t hits = 0;
