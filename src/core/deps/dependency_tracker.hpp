@@ -16,6 +16,7 @@
 #include "core/deps/id_map.hpp"
 #include "core/deps/region_overlap.hpp"
 #include "kernel/region.hpp"
+#include "util/chunked_vector.hpp"
 
 namespace trnsim::deps {
 
@@ -241,7 +242,9 @@ class DependencyTracker {
   void unindex(std::uint32_t record);
   void remove_region(std::uint32_t record);
 
-  std::vector<RegionRecord> records_;
+  /// Chunked: a core holds a few thousand in flight, and a doubling vector's slack and copies
+  /// were a fifth of its memory.
+  util::ChunkedVector<RegionRecord> records_;
   std::uint32_t free_record_ = kNil;
   std::vector<InstrRecord> instrs_;
   std::uint32_t free_instr_ = kNil;
