@@ -28,18 +28,11 @@ static_assert(std::is_trivially_copyable_v<AccessPattern> &&
 static_assert(offsetof(AccessPattern, sizes) < kPatternHead);
 static_assert(kernel::kSlotCount <= 8, "the used-slot mask is one byte");
 
-/// Bytes pack() writes for `item` at most.
-std::size_t packed_size(const QueuedInstruction& item) {
-  std::size_t size = 16 + item.dependencies.size() * sizeof(std::uint64_t) + 32 +
-                     item.instruction.source.depth * sizeof(std::int64_t) + sizeof(PePlacement) +
-                     (sizeof(Instruction) - kTail);
-  for (const AccessPattern& pattern : item.instruction.operands) {
-    if (pattern.used()) {
-      size += kPatternHead + pattern.rank * sizeof(std::int64_t);
-    }
-  }
-  return size;
-}
+/// Bytes of the identity fields pack() writes after the producers (with the used-slot mask).
+constexpr std::size_t kIdentityBytes =
+    sizeof(Instruction::opcode) + sizeof(Instruction::pid) + sizeof(Instruction::sequence) +
+    sizeof(kernel::SourceRef::statement) + sizeof(Instruction::content_key) +
+    sizeof(kernel::SourceRef::depth) + sizeof(std::uint8_t);
 
 // Small copies are loops of fixed-size ones: a library memcpy call per field of variable length
 // would cost more than the copy.
@@ -82,12 +75,23 @@ class Reader {
     std::memcpy(to, at_, Bytes);
     at_ += Bytes;
   }
+  void skip(std::size_t bytes) { at_ += bytes; }
 
  private:
   const std::byte* at_;
 };
 
 }  // namespace
+
+std::size_t PackedInstruction::packed_size(const QueuedInstruction& item) {
+  std::size_t size = kHeaderBytes + item.dependencies.size() * sizeof(std::uint64_t) +
+                     kIdentityBytes + item.instruction.source.depth * sizeof(std::int64_t) +
+                     sizeof(PePlacement) + (sizeof(Instruction) - kTail);
+  for (const AccessPattern& pattern : item.instruction.operands) {
+    if (pattern.used()) size += kPatternHead + pattern.rank * sizeof(std::int64_t);
+  }
+  return size;
+}
 
 void PackedInstruction::pack(const QueuedInstruction& item) {
   const Instruction& instruction = item.instruction;
@@ -101,7 +105,7 @@ void PackedInstruction::pack(const QueuedInstruction& item) {
   out.put(instruction.engine);
   const bool placed = !item.placement.empty();
   out.put(static_cast<std::uint8_t>(placed ? 1 : 0));
-  out.put(std::uint16_t{0});
+  out.put(std::uint16_t{0});  // padding to kHeaderBytes
   out.put_each(item.dependencies.data(), item.dependencies.size());
 
   std::uint8_t used_slots = 0;
@@ -136,8 +140,7 @@ void PackedInstruction::unpack(QueuedInstruction& to) const {
   in.get(instruction.engine);
   std::uint8_t flags = 0;
   in.get(flags);
-  std::uint16_t padding = 0;
-  in.get(padding);
+  in.skip(sizeof(std::uint16_t));  // padding to kHeaderBytes
   to.dependencies.clear();
   for (std::uint32_t i = 0; i < dependencies; ++i) {
     std::uint64_t producer = 0;

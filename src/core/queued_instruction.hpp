@@ -87,6 +87,10 @@ class PackedInstruction {
   static constexpr std::size_t kCountOffset = 8;
   static constexpr std::size_t kEngineOffset = 12;
   static constexpr std::size_t kDependenciesOffset = 16;
+  static constexpr std::size_t kHeaderBytes = kDependenciesOffset;
+
+  /// Bytes pack() writes for `item` at most.
+  static std::size_t packed_size(const QueuedInstruction& item);
 
   template <typename T>
   T read(std::size_t offset) const {

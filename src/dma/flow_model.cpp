@@ -283,19 +283,25 @@ double FlowLevelDma::exhausted_ns(const Bucket& bucket) const {
   return model_ns_ + bucket.credit / (bucket.load - bucket.capacity);
 }
 
-double FlowLevelDma::next_event_ns() const {
+double FlowLevelDma::next_change_ns() const {
   double next = pending_.empty() ? sim_time::kNeverNs : std::max(pending_.top().time_ns, model_ns_);
-  for (std::uint32_t index : active_) {
-    const Item& item = items_[index];
-    if (item.rate > 0) next = std::min(next, model_ns_ + item.remaining / item.rate);
-  }
   for (std::uint32_t pid : draining_) {
     next = std::min({next, exhausted_ns(core_caps_[pid]), exhausted_ns(read_ports_[pid]),
                      exhausted_ns(write_ports_[pid])});
   }
   if (!fetchable_.empty()) next = std::min(next, std::max(fetchable_.top().time_ns, model_ns_));
-  for (std::uint32_t engine : prefetching_)
+  for (std::uint32_t engine : prefetching_) {
     next = std::min(next, prefetch_dry_ns(engines_[engine]));
+  }
+  return next;
+}
+
+double FlowLevelDma::next_event_ns() const {
+  double next = next_change_ns();
+  for (std::uint32_t index : active_) {
+    const Item& item = items_[index];
+    if (item.rate > 0) next = std::min(next, model_ns_ + item.remaining / item.rate);
+  }
   return next;
 }
 
@@ -357,18 +363,7 @@ void FlowLevelDma::advance(double horizon_ns) {
       }
       if (finish_ns == next_finish) to_finish_.push_back(index);
     }
-    double next_ready =
-        pending_.empty() ? sim_time::kNeverNs : std::max(pending_.top().time_ns, model_ns_);
-    for (std::uint32_t pid : draining_) {
-      next_ready = std::min({next_ready, exhausted_ns(core_caps_[pid]),
-                             exhausted_ns(read_ports_[pid]), exhausted_ns(write_ports_[pid])});
-    }
-    if (!fetchable_.empty()) {
-      next_ready = std::min(next_ready, std::max(fetchable_.top().time_ns, model_ns_));
-    }
-    for (std::uint32_t engine : prefetching_) {
-      next_ready = std::min(next_ready, prefetch_dry_ns(engines_[engine]));
-    }
+    const double next_ready = next_change_ns();
     const double next = std::min(next_finish, next_ready);
     if (next > horizon_ns || next == sim_time::kNeverNs) break;
     if (next_ready < next_finish) to_finish_.clear();

@@ -138,7 +138,11 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
   /// Ends a core's lockstep: each of its items becomes one item per engine, in the same state.
   void split_lanes(std::uint32_t pid);
   std::uint32_t new_item();
+  /// The next event: an item finishing, or next_change_ns().
   double next_event_ns() const;
+  /// The next event other than an item finishing: an item becoming ready, a bucket running dry,
+  /// descriptors becoming fetchable, an engine's prefetch running out.
+  double next_change_ns() const;
   /// An item's descriptors become fetchable on its engine at `time_ns` (now or later).
   void add_descriptors(std::uint32_t item, double time_ns);
   /// When the engine's prefetched descriptors run out with the data path still faster than the

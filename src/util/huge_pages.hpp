@@ -1,6 +1,6 @@
 // Heap memory in transparent huge pages for the simulator's own executables. A simulation of
 // many NeuronCores keeps each core's in-flight state (up to sequencer.max_in_flight_instructions
-// queued instructions, their in-flight and dependency records: about 2 MiB per core) and touches
+// queued instructions, their in-flight and dependency records: over 1 MiB per core) and touches
 // the cores' states in turn; with 4 KiB pages most of its time goes to TLB misses (8 and 64 cores
 // of bench/kernels/mixed_multicore.json ran 2x and 4x faster with huge pages;
 // docs/performance.md).

@@ -2,8 +2,8 @@
 """trnsim executes itself again once with glibc's huge-page heap tunables (src/util/huge_pages.hpp):
 the running process has them in its environment and its own arguments, unless the user set
 GLIBC_TUNABLES (kept as it is) or TRNSIM_HUGE_PAGES=0. Each case starts `trnsim check` on a FIFO,
-reads the first tunable of the process's environment and arguments from /proc while it waits to open the FIFO, then
-writes a kernel and expects exit 0. Then `trnsim run --json` of an example kernel must print the
+reads the first tunable of the process's environment and its arguments from /proc while it waits
+to open the FIFO, then writes a kernel and expects exit 0. Then `trnsim run --json` of an example kernel must print the
 same bytes with and without huge pages.
 
 Usage: huge_pages_test.py TRNSIM EXAMPLE_KERNEL"""
@@ -70,7 +70,8 @@ def main():
             fifo = os.path.join(directory, f"kernel{number}.json")
             os.mkfifo(fifo)
             tunables, arguments = running_state(trnsim, fifo, {**base, **extra})
-            if (tunables or "").split(":")[0] != (expected or "") or (tunables is None) != (expected is None) or arguments != [trnsim.encode(), b"check", fifo.encode()]:
+            first = tunables.split(":")[0] if tunables is not None else None
+            if first != expected or arguments != [trnsim.encode(), b"check", fifo.encode()]:
                 print(f"FAIL {name}: GLIBC_TUNABLES {tunables!r} (expected {expected!r}), "
                       f"arguments {arguments}")
                 failures += 1

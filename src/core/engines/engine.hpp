@@ -199,12 +199,12 @@ class Engine : public sc_core::sc_module {
   void observe(const QueuedInstruction& item, double slice_start_ns, const sc_core::sc_time& end,
                const sc_core::sc_time& visible);
   /// The stream's next instruction to fetch (`position` behind the front) gets its fetch-buffer
-  /// slot: the first
-  /// fetch_buffer_size_ of the stream are in the buffer when the kernel starts (the launch
-  /// fills it, within sequencer.launch_overhead_us); a later one is fetched at max(its slot's
-  /// previous occupant started + fetch latency, previous fetch + one fetch interval). Where the
-  /// program walk reaches it later than that (a simulator bound, never the hardware's), it is
-  /// still the fetch time: an instruction never starts before the core's time anyway.
+  /// slot: the first fetch_buffer_size_ of the stream are in the buffer when the kernel starts
+  /// (the launch fills it, within sequencer.launch_overhead_us); a later one is fetched at
+  /// max(its slot's previous occupant started + fetch latency, previous fetch + one fetch
+  /// interval). Where the program walk reaches it later than that (a simulator bound, never the
+  /// hardware's), it is still the fetch time: an instruction never starts before the core's time
+  /// anyway.
   void fetch(std::size_t position) {
     sc_core::sc_time fetched;
     if (buffer_refilled_) {
