@@ -1,5 +1,6 @@
 #include "core/queued_instruction.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <type_traits>
@@ -11,14 +12,16 @@ namespace {
 using kernel::AccessPattern;
 using kernel::Instruction;
 
-// Packed layout: a fixed header (id u64, dependency count u32, engine u8, flags u8 with bit 0
-// set when a PE placement follows, 2 bytes padding), then
+// Packed layout: a fixed header (id u64, dependency count u32, engine u8, flags u8: kPlacedFlag,
+// kSharedFlag; 2 bytes padding), then
 //   dependencies                u64 x count
-//   opcode, pid, sequence, statement, content_key, source depth, used-slot mask
+//   sequence, statement, source depth
 //   loop values                 i64 x depth
-//   placement                   when flagged
-//   per used slot: the pattern's fields up to its strides (all sizes), then rank strides
-//   the instruction from num_reads to its end (derived numbers and attributes)
+//   placement                   when kPlacedFlag
+//   the content: a SharedContents::Content pointer when kSharedFlag, else the content itself:
+//     opcode, pid, content_key, used-slot mask
+//     per used slot: the pattern's fields up to its strides (all sizes), then rank strides
+//     the instruction from num_reads to its end (derived numbers and attributes)
 // The fetch time is kept beside the bytes (engines set it while the entry waits).
 constexpr std::size_t kPatternHead = offsetof(AccessPattern, strides);  // with all sizes
 constexpr std::size_t kTail = offsetof(Instruction, num_reads);
@@ -28,11 +31,13 @@ static_assert(std::is_trivially_copyable_v<AccessPattern> &&
 static_assert(offsetof(AccessPattern, sizes) < kPatternHead);
 static_assert(kernel::kSlotCount <= 8, "the used-slot mask is one byte");
 
-/// Bytes of the identity fields pack() writes after the producers (with the used-slot mask).
-constexpr std::size_t kIdentityBytes =
-    sizeof(Instruction::opcode) + sizeof(Instruction::pid) + sizeof(Instruction::sequence) +
-    sizeof(kernel::SourceRef::statement) + sizeof(Instruction::content_key) +
-    sizeof(kernel::SourceRef::depth) + sizeof(std::uint8_t);
+/// Bytes of the source fields pack() writes after the producers (without loop values).
+constexpr std::size_t kSourceBytes = sizeof(Instruction::sequence) +
+                                     sizeof(kernel::SourceRef::statement) +
+                                     sizeof(kernel::SourceRef::depth);
+/// Bytes of the identity fields that open a content (with the used-slot mask).
+constexpr std::size_t kIdentityBytes = sizeof(Instruction::opcode) + sizeof(Instruction::pid) +
+                                       sizeof(Instruction::content_key) + sizeof(std::uint8_t);
 
 // Small copies are loops of fixed-size ones: a library memcpy call per field of variable length
 // would cost more than the copy.
@@ -81,46 +86,24 @@ class Reader {
   const std::byte* at_;
 };
 
-}  // namespace
-
-std::size_t PackedInstruction::packed_size(const QueuedInstruction& item) {
-  std::size_t size = kHeaderBytes + item.dependencies.size() * sizeof(std::uint64_t) +
-                     kIdentityBytes + item.instruction.source.depth * sizeof(std::int64_t) +
-                     sizeof(PePlacement) + (sizeof(Instruction) - kTail);
-  for (const AccessPattern& pattern : item.instruction.operands) {
+/// Bytes of the content of `instruction` (everything but its sequence, source and regions).
+std::size_t content_size(const Instruction& instruction) {
+  std::size_t size = kIdentityBytes + (sizeof(Instruction) - kTail);
+  for (const AccessPattern& pattern : instruction.operands) {
     if (pattern.used()) size += kPatternHead + pattern.rank * sizeof(std::int64_t);
   }
   return size;
 }
 
-void PackedInstruction::pack(const QueuedInstruction& item) {
-  const Instruction& instruction = item.instruction;
-  fetched_at_ = item.fetched_at;
-  const std::size_t size = packed_size(item);
-  if (bytes_.size() < size) bytes_.resize(size);
-
-  Writer out(bytes_.data());
-  out.put(item.id);
-  out.put(static_cast<std::uint32_t>(item.dependencies.size()));
-  out.put(instruction.engine);
-  const bool placed = !item.placement.empty();
-  out.put(static_cast<std::uint8_t>(placed ? 1 : 0));
-  out.put(std::uint16_t{0});  // padding to kHeaderBytes
-  out.put_each(item.dependencies.data(), item.dependencies.size());
-
+void pack_content(Writer& out, const Instruction& instruction) {
   std::uint8_t used_slots = 0;
   for (std::size_t slot = 0; slot < instruction.operands.size(); ++slot) {
     if (instruction.operands[slot].used()) used_slots |= static_cast<std::uint8_t>(1u << slot);
   }
   out.put(instruction.opcode);
   out.put(instruction.pid);
-  out.put(instruction.sequence);
-  out.put(instruction.source.statement);
   out.put(instruction.content_key);
-  out.put(instruction.source.depth);
   out.put(used_slots);
-  out.put_each(instruction.source.loop_values.data(), instruction.source.depth);
-  if (placed) out.put(item.placement);
   for (const AccessPattern& pattern : instruction.operands) {
     if (!pattern.used()) continue;
     out.put_fixed<kPatternHead>(&pattern);
@@ -128,6 +111,108 @@ void PackedInstruction::pack(const QueuedInstruction& item) {
   }
   out.put_fixed<sizeof(Instruction) - kTail>(reinterpret_cast<const std::byte*>(&instruction) +
                                              kTail);
+}
+
+void unpack_content(Reader& in, Instruction& instruction) {
+  std::uint8_t used_slots = 0;
+  in.get(instruction.opcode);
+  in.get(instruction.pid);
+  in.get(instruction.content_key);
+  in.get(used_slots);
+  for (std::size_t slot = 0; slot < instruction.operands.size(); ++slot) {
+    AccessPattern& pattern = instruction.operands[slot];
+    if ((used_slots & (1u << slot)) == 0) {
+      if (pattern.used()) pattern = AccessPattern{};
+      continue;
+    }
+    in.get_fixed<kPatternHead>(&pattern);
+    pattern.strides = {};
+    in.get_each(pattern.strides.data(), pattern.rank);
+  }
+  in.get_fixed<sizeof(Instruction) - kTail>(reinterpret_cast<std::byte*>(&instruction) + kTail);
+  instruction.num_reads = 0;
+  instruction.num_writes = 0;
+}
+
+}  // namespace
+
+// ---- SharedContents ----------------------------------------------------------------------------
+
+SharedContents::Content& SharedContents::acquire(const Instruction& instruction) {
+  const auto [at, inserted] = contents_.try_emplace(instruction.content_key);
+  Content& content = at->second;
+  if (inserted) {
+    content.key = instruction.content_key;
+    content.bytes.resize(content_size(instruction));
+    Writer out(content.bytes.data());
+    pack_content(out, instruction);
+  } else if (content.references == 0) {
+    --unreferenced_;
+  }
+  ++content.references;
+  return content;
+}
+
+void SharedContents::release(Content& content) {
+  if (--content.references > 0) return;
+  ++unreferenced_;
+  if (unreferenced_ <= kKeptUnreferenced || unreferenced_ * 2 <= contents_.size()) return;
+  std::erase_if(contents_, [](const auto& entry) { return entry.second.references == 0; });
+  unreferenced_ = 0;
+}
+
+// ---- PackedInstruction -------------------------------------------------------------------------
+
+std::size_t PackedInstruction::packed_size(const QueuedInstruction& item) {
+  const Instruction& instruction = item.instruction;
+  return kHeaderBytes + item.dependencies.size() * sizeof(std::uint64_t) + kSourceBytes +
+         instruction.source.depth * sizeof(std::int64_t) +
+         (item.placement.empty() ? 0 : sizeof(PePlacement)) +
+         (instruction.content_key != 0 ? sizeof(SharedContents::Content*)
+                                       : content_size(instruction));
+}
+
+SharedContents::Content* PackedInstruction::shared() const {
+  // The pointer is the last field before the content would be: read it from the layout.
+  Reader in(bytes_.data() + kDependenciesOffset + dependency_count() * sizeof(std::uint64_t) +
+            sizeof(Instruction::sequence) + sizeof(kernel::SourceRef::statement));
+  std::uint8_t depth = 0;
+  in.get(depth);
+  in.skip(depth * sizeof(std::int64_t));
+  if ((read<std::uint8_t>(kFlagsOffset) & kPlacedFlag) != 0) in.skip(sizeof(PePlacement));
+  SharedContents::Content* content = nullptr;
+  in.get(content);
+  return content;
+}
+
+void PackedInstruction::pack(const QueuedInstruction& item, SharedContents& contents) {
+  const Instruction& instruction = item.instruction;
+  fetched_at_ = item.fetched_at;
+  const std::size_t size = packed_size(item);
+  if (bytes_.size() < size) {
+    bytes_ =
+        std::vector<std::byte>((size + kStorageGranule - 1) / kStorageGranule * kStorageGranule);
+  }
+
+  Writer out(bytes_.data());
+  out.put(item.id);
+  out.put(static_cast<std::uint32_t>(item.dependencies.size()));
+  out.put(instruction.engine);
+  const bool placed = !item.placement.empty();
+  const bool shared = instruction.content_key != 0;
+  out.put(static_cast<std::uint8_t>((placed ? kPlacedFlag : 0) | (shared ? kSharedFlag : 0)));
+  out.put(std::uint16_t{0});  // padding to kHeaderBytes
+  out.put_each(item.dependencies.data(), item.dependencies.size());
+  out.put(instruction.sequence);
+  out.put(instruction.source.statement);
+  out.put(instruction.source.depth);
+  out.put_each(instruction.source.loop_values.data(), instruction.source.depth);
+  if (placed) out.put(item.placement);
+  if (shared) {
+    out.put(&contents.acquire(instruction));
+  } else {
+    pack_content(out, instruction);
+  }
 }
 
 void PackedInstruction::unpack(QueuedInstruction& to) const {
@@ -147,32 +232,55 @@ void PackedInstruction::unpack(QueuedInstruction& to) const {
     in.get(producer);
     to.dependencies.push_back(producer);
   }
-
-  std::uint8_t used_slots = 0;
-  in.get(instruction.opcode);
-  in.get(instruction.pid);
   in.get(instruction.sequence);
   in.get(instruction.source.statement);
-  in.get(instruction.content_key);
   in.get(instruction.source.depth);
-  in.get(used_slots);
   instruction.source.loop_values = {};  // a fixed-size store: cheaper than zeroing past depth
   in.get_each(instruction.source.loop_values.data(), instruction.source.depth);
   to.placement = PePlacement{};
-  if ((flags & 1) != 0) in.get(to.placement);
-  for (std::size_t slot = 0; slot < instruction.operands.size(); ++slot) {
-    AccessPattern& pattern = instruction.operands[slot];
-    if ((used_slots & (1u << slot)) == 0) {
-      if (pattern.used()) pattern = AccessPattern{};
-      continue;
-    }
-    in.get_fixed<kPatternHead>(&pattern);
-    pattern.strides = {};
-    in.get_each(pattern.strides.data(), pattern.rank);
+  if ((flags & kPlacedFlag) != 0) in.get(to.placement);
+  if ((flags & kSharedFlag) != 0) {
+    SharedContents::Content* content = nullptr;
+    in.get(content);
+    Reader shared(content->bytes.data());
+    unpack_content(shared, instruction);
+  } else {
+    unpack_content(in, instruction);
   }
-  in.get_fixed<sizeof(Instruction) - kTail>(reinterpret_cast<std::byte*>(&instruction) + kTail);
-  instruction.num_reads = 0;
-  instruction.num_writes = 0;
+}
+
+void PackedInstruction::release(SharedContents& contents) {
+  if (bytes_.empty() || (read<std::uint8_t>(kFlagsOffset) & kSharedFlag) == 0) return;
+  contents.release(*shared());
+  bytes_[kFlagsOffset] &= std::byte{static_cast<unsigned char>(~kSharedFlag)};
+}
+
+// ---- EntryPool ---------------------------------------------------------------------------------
+
+PackedInstruction EntryPool::take(std::size_t bytes) {
+  const std::size_t size_class =
+      (bytes + PackedInstruction::kStorageGranule - 1) / PackedInstruction::kStorageGranule;
+  for (std::size_t c = size_class; c < std::min(size_class + 2, spares_.size()); ++c) {
+    if (spares_[c].empty()) continue;
+    PackedInstruction entry = std::move(spares_[c].back());
+    spares_[c].pop_back();
+    return entry;
+  }
+  return {};
+}
+
+void EntryPool::give(PackedInstruction&& entry) {
+  if (!entry.holds_storage()) return;
+  entry.release(contents_);
+  const std::size_t size_class = entry.storage_bytes() / PackedInstruction::kStorageGranule;
+  if (spares_.size() <= size_class) spares_.resize(size_class + 1);
+  spares_[size_class].push_back(std::move(entry));
+}
+
+std::size_t EntryPool::spare_count() const {
+  std::size_t count = 0;
+  for (const auto& spares : spares_) count += spares.size();
+  return count;
 }
 
 }  // namespace trnsim::core

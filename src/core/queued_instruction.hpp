@@ -1,8 +1,9 @@
 // An instruction on its way through a NeuronCore: the dispatcher's working copy of it with its
 // in-flight id and the producers it waits for (QueuedInstruction), the compact form it waits in
 // (PackedInstruction: only the operand slots, loop values and producers it has, without its
-// dependency regions, which the tracker has already taken), and the FIFO of one engine's stream
-// that holds packed entries and unpacks its front. A core keeps up to
+// dependency regions, which the tracker has already taken), the contents that entries of
+// instructions with the same content key share (SharedContents), and the FIFO of one engine's
+// stream that holds packed entries and unpacks its front. A core keeps up to
 // sequencer.max_in_flight_instructions of them, so their size is the bulk of its memory. Leaves
 // out timing: the engines (core/engines) and the core decide when.
 #pragma once
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <systemc>
+#include <unordered_map>
 #include <vector>
 
 #include "kernel/instruction.hpp"
@@ -52,27 +54,65 @@ struct QueuedInstruction {
   }
 };
 
+/// The contents (everything but `sequence` and `source`) of the keyed instructions waiting in
+/// one core, each packed once and shared by the entries of all instructions with its key:
+/// kernel::Instruction::content_key promises that they are equal. Reference-counted; contents
+/// nobody references are kept for reuse until they are more than half of those held.
+class SharedContents {
+ public:
+  struct Content {
+    std::uint64_t key = 0;
+    std::uint32_t references = 0;
+    std::vector<std::byte> bytes;  ///< the packed content
+  };
+
+  /// The content of `instruction` (content_key != 0), packed on first use, with one more
+  /// reference.
+  Content& acquire(const kernel::Instruction& instruction);
+  /// Drops one reference of `content` (acquired from this table).
+  void release(Content& content);
+  /// Contents held (referenced or kept for reuse).
+  std::size_t size() const { return contents_.size(); }
+
+ private:
+  /// Unreferenced contents kept before they are swept out (at most half of those held).
+  static constexpr std::size_t kKeptUnreferenced = 64;
+
+  std::unordered_map<std::uint64_t, Content> contents_;
+  std::size_t unreferenced_ = 0;
+};
+
 /// A QueuedInstruction at rest, as bytes: id, engine and producers at fixed places (read
-/// without unpacking), then the instruction's fields with only its used operand slots (each with
-/// only `rank` sizes and strides) and only its enclosing loops' values. Its dependency regions
-/// are left out: unpack() gives num_reads = num_writes = 0. Typically 300-450 bytes against
-/// sizeof(QueuedInstruction) ~ 1.3 KiB. The storage is kept when the entry is reused, so packing
-/// allocates only while an entry first grows.
+/// without unpacking), then its sequence and source (only its enclosing loops' values), then
+/// its content: a reference into SharedContents when it has a content key, else the content
+/// itself with only its used operand slots (each with only `rank` strides). Its dependency
+/// regions are left out: unpack() gives num_reads = num_writes = 0. About 60-100 bytes with a
+/// shared content and 300-450 without, against sizeof(QueuedInstruction) ~ 1.3 KiB. The storage
+/// is kept when the entry is reused (EntryPool hands out entries by size).
 class PackedInstruction {
  public:
+  /// Storage comes in multiples of this (EntryPool's size classes).
+  static constexpr std::size_t kStorageGranule = 32;
+
   PackedInstruction() = default;
   // Moved, never copied, when vectors of entries grow (sc_time's copy is not noexcept).
   PackedInstruction(PackedInstruction&&) noexcept = default;
   PackedInstruction& operator=(PackedInstruction&&) noexcept = default;
 
-  /// Packs `item` (its instruction in compact form), replacing the content.
-  void pack(const QueuedInstruction& item);
+  /// Bytes pack() writes for `item`.
+  static std::size_t packed_size(const QueuedInstruction& item);
+  /// Packs `item` (its instruction in compact form), replacing the content; an entry that
+  /// held a shared content must have released it. Keyed instructions share theirs in
+  /// `contents`, which must outlive the entry's use.
+  void pack(const QueuedInstruction& item, SharedContents& contents);
   /// `to` becomes the packed entry (its instruction in compact form, without regions); `to`
   /// must hold a compact-form instruction without regions (a default one or an unpacked one).
   void unpack(QueuedInstruction& to) const;
+  /// Drops its reference to a shared content, if it holds one (before it is reused).
+  void release(SharedContents& contents);
 
   bool holds_storage() const { return !bytes_.empty(); }
-  /// Bytes of storage it holds: at least its packed size.
+  /// Bytes of storage it holds: at least its packed size, a multiple of kStorageGranule.
   std::size_t storage_bytes() const { return bytes_.size(); }
   std::uint64_t id() const { return read<std::uint64_t>(kIdOffset); }
   kernel::Engine engine() const { return static_cast<kernel::Engine>(bytes_[kEngineOffset]); }
@@ -86,11 +126,11 @@ class PackedInstruction {
   static constexpr std::size_t kIdOffset = 0;
   static constexpr std::size_t kCountOffset = 8;
   static constexpr std::size_t kEngineOffset = 12;
+  static constexpr std::size_t kFlagsOffset = 13;
   static constexpr std::size_t kDependenciesOffset = 16;
   static constexpr std::size_t kHeaderBytes = kDependenciesOffset;
-
-  /// Bytes pack() writes for `item` at most.
-  static std::size_t packed_size(const QueuedInstruction& item);
+  static constexpr std::uint8_t kPlacedFlag = 1;  ///< a PE placement follows the source
+  static constexpr std::uint8_t kSharedFlag = 2;  ///< the content is a SharedContents reference
 
   template <typename T>
   T read(std::size_t offset) const {
@@ -98,30 +138,35 @@ class PackedInstruction {
     std::memcpy(&value, bytes_.data() + offset, sizeof(T));
     return value;
   }
+  /// The shared content it references (kSharedFlag set).
+  SharedContents::Content* shared() const;
 
   sc_core::sc_time fetched_at_;  ///< QueuedInstruction::fetched_at
   /// At least the packed size (only grows): its tail past the content is stale.
   std::vector<std::byte> bytes_;
 };
 
-/// One core's spare packed entries, the most recently released first (its memory is still in
-/// the cache). The core's engine streams and DMA dispatcher take their entries from here and
-/// give them back when the instruction leaves them, so the core has as many entries as it ever
-/// has instructions waiting at once, not that many per engine. No allocation per instruction.
+/// One core's spare packed entries and the contents its keyed entries share. The core's engine
+/// streams and DMA dispatcher take their entries from here and give them back when the
+/// instruction leaves them, so the core has as many entries as it ever has instructions waiting
+/// at once, not that many per engine. Spares are kept by size (multiples of
+/// PackedInstruction::kStorageGranule), the most recently released first (its memory is still
+/// in the cache), so a small entry does not take a large one's storage. No allocation per
+/// instruction once every size in use has its spares.
 class EntryPool {
  public:
-  PackedInstruction take() {
-    if (spares_.empty()) return {};
-    PackedInstruction entry = std::move(spares_.back());
-    spares_.pop_back();
-    return entry;
-  }
-  void give(PackedInstruction&& entry) {
-    if (entry.holds_storage()) spares_.push_back(std::move(entry));
-  }
+  /// An entry with room for `bytes` (a spare of that size or the next), or one without
+  /// storage (pack() allocates it).
+  PackedInstruction take(std::size_t bytes);
+  /// Takes `entry` back, releasing its shared content.
+  void give(PackedInstruction&& entry);
+  SharedContents& contents() { return contents_; }
+  /// Spare entries held (all sizes).
+  std::size_t spare_count() const;
 
  private:
-  std::vector<PackedInstruction> spares_;
+  std::vector<std::vector<PackedInstruction>> spares_;  ///< by storage / kStorageGranule
+  SharedContents contents_;
 };
 
 /// FIFO of one engine's stream: a ring of packed entries (it grows, doubling, when full), with
@@ -151,8 +196,8 @@ class InstructionRing {
   void push_back(const QueuedInstruction& item) {
     if (size_ == entries_.size()) grow();
     PackedInstruction& back = entries_[(head_ + size_) & mask_];
-    back = pool_->take();
-    back.pack(item);
+    back = pool_->take(PackedInstruction::packed_size(item));
+    back.pack(item, pool_->contents());
     ++size_;
   }
   /// Removes the front; its entry returns to the pool unless take_front() took it.
