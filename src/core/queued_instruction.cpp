@@ -1,6 +1,8 @@
 #include "core/queued_instruction.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstddef>
 #include <cstring>
 #include <type_traits>
@@ -22,6 +24,9 @@ using kernel::Instruction;
 //     opcode, pid, content_key, used-slot mask
 //     per used slot: the pattern's fields up to its strides (all sizes), then rank strides
 //     the instruction from num_reads to its end (derived numbers and attributes)
+//   The tail is written as 8-byte words: a mask of the words that differ from a
+//   default-constructed instruction's, then those words (most attributes and the immediates
+//   are their defaults).
 // The fetch time is kept beside the bytes (engines set it while the entry waits).
 constexpr std::size_t kPatternHead = offsetof(AccessPattern, strides);  // with all sizes
 constexpr std::size_t kTail = offsetof(Instruction, num_reads);
@@ -29,6 +34,12 @@ static_assert(std::is_trivially_copyable_v<Instruction> && std::is_standard_layo
 static_assert(std::is_trivially_copyable_v<AccessPattern> &&
               std::is_standard_layout_v<AccessPattern>);
 static_assert(offsetof(AccessPattern, sizes) < kPatternHead);
+constexpr std::size_t kWordBytes = sizeof(std::uint64_t);
+constexpr std::size_t kTailWords = (sizeof(Instruction) - kTail) / kWordBytes;
+static_assert(kTail % kWordBytes == 0 && sizeof(Instruction) % kWordBytes == 0 && kTailWords <= 16,
+              "the tail is whole words, its mask two bytes");
+static_assert(offsetof(Instruction, num_writes) < kTail + kWordBytes,
+              "the region counts are in the tail's first word");
 static_assert(kernel::kSlotCount <= 8, "the used-slot mask is one byte");
 
 /// Bytes of the source fields pack() writes after the producers (without loop values).
@@ -86,11 +97,57 @@ class Reader {
   const std::byte* at_;
 };
 
+/// The tail's words as packed: the region counts cleared (unpack gives 0).
+std::array<std::uint64_t, kTailWords> tail_words(const Instruction& instruction) {
+  std::array<std::uint64_t, kTailWords> words;
+  auto* bytes = reinterpret_cast<std::byte*>(words.data());
+  std::memcpy(bytes, reinterpret_cast<const std::byte*>(&instruction) + kTail, sizeof(words));
+  bytes[offsetof(Instruction, num_reads) - kTail] = std::byte{0};
+  bytes[offsetof(Instruction, num_writes) - kTail] = std::byte{0};
+  return words;
+}
+
+/// A default-constructed instruction's tail: what words left out of a packed tail stand for.
+const std::array<std::uint64_t, kTailWords> kDefaultTail = tail_words(Instruction{});
+
+/// Mask of the words of `words` that differ from the default tail's.
+std::uint32_t differing_words(const std::array<std::uint64_t, kTailWords>& words) {
+  std::uint32_t mask = 0;
+  for (std::size_t w = 0; w < kTailWords; ++w) {
+    if (words[w] != kDefaultTail[w]) mask |= 1u << w;
+  }
+  return mask;
+}
+
+/// Writes the tail: the mask of the words that differ from the default, then those words.
+void put_tail(Writer& out, const Instruction& instruction) {
+  const std::array<std::uint64_t, kTailWords> words = tail_words(instruction);
+  std::uint32_t mask = differing_words(words);
+  out.put(static_cast<std::uint16_t>(mask));
+  for (; mask != 0; mask &= mask - 1) out.put(words[std::countr_zero(mask)]);
+}
+
+/// Reads a tail put_tail() wrote into `instruction`.
+void get_tail(Reader& in, Instruction& instruction) {
+  std::uint16_t packed_mask = 0;
+  in.get(packed_mask);
+  auto* tail = reinterpret_cast<std::byte*>(&instruction) + kTail;
+  std::memcpy(tail, kDefaultTail.data(), sizeof(kDefaultTail));
+  for (unsigned mask = packed_mask; mask != 0; mask &= mask - 1) {
+    in.get_fixed<kWordBytes>(tail + std::countr_zero(mask) * kWordBytes);
+  }
+}
+
 /// Bytes of the content of `instruction` (everything but its sequence, source and regions).
 std::size_t content_size(const Instruction& instruction) {
-  std::size_t size = kIdentityBytes + (sizeof(Instruction) - kTail);
+  const auto words_in = [](std::uint32_t mask) {
+    return static_cast<std::size_t>(std::popcount(mask)) * kWordBytes;
+  };
+  std::size_t size =
+      kIdentityBytes + sizeof(std::uint16_t) + words_in(differing_words(tail_words(instruction)));
   for (const AccessPattern& pattern : instruction.operands) {
-    if (pattern.used()) size += kPatternHead + pattern.rank * sizeof(std::int64_t);
+    if (!pattern.used()) continue;
+    size += kPatternHead + pattern.rank * sizeof(std::int64_t);
   }
   return size;
 }
@@ -109,8 +166,7 @@ void pack_content(Writer& out, const Instruction& instruction) {
     out.put_fixed<kPatternHead>(&pattern);
     out.put_each(pattern.strides.data(), pattern.rank);
   }
-  out.put_fixed<sizeof(Instruction) - kTail>(reinterpret_cast<const std::byte*>(&instruction) +
-                                             kTail);
+  put_tail(out, instruction);
 }
 
 void unpack_content(Reader& in, Instruction& instruction) {
@@ -129,9 +185,7 @@ void unpack_content(Reader& in, Instruction& instruction) {
     pattern.strides = {};
     in.get_each(pattern.strides.data(), pattern.rank);
   }
-  in.get_fixed<sizeof(Instruction) - kTail>(reinterpret_cast<std::byte*>(&instruction) + kTail);
-  instruction.num_reads = 0;
-  instruction.num_writes = 0;
+  get_tail(in, instruction);
 }
 
 }  // namespace
