@@ -40,25 +40,49 @@ unsigned DependencyTracker::level_for_extent(std::uint64_t bytes) {
   return std::min(kLevels - 1, (log2_ceil - kBaseShift + kLevelStep - 1) / kLevelStep);
 }
 
+std::uint32_t DependencyTracker::acquire_shared() {
+  std::uint32_t shared = free_shared_;
+  if (shared != kNil) {
+    free_shared_ = shared_regions_[shared].references;
+  } else {
+    shared = static_cast<std::uint32_t>(shared_regions_.size());
+    shared_regions_.emplace_back();
+  }
+  shared_regions_[shared].references = 1;
+  return shared;
+}
+
+[[gnu::always_inline]] inline void DependencyTracker::release_shared(std::uint32_t shared) {
+  SharedRegion& entry = shared_regions_[shared];
+  if (--entry.references > 0) return;
+  entry.references = free_shared_;
+  free_shared_ = shared;
+}
+
 void DependencyTracker::fill(RegionCacheEntry& entry, const kernel::Region& region) {
   const std::array<std::uint32_t, 2> evicted = entry.bucket;
   const unsigned evicted_count = entry.bucket_count;
+  const std::uint32_t evicted_shared = entry.shared;
   entry.raw = region;
-  normalize(region, entry.region);
-  const BytePattern& bytes = entry.region.bytes;
+  entry.shared = acquire_shared();
+  NormalRegion& normal = shared_regions_[entry.shared].region;
+  normalize(region, normal);
+  const BytePattern& bytes = normal.bytes;
   const unsigned level = level_for_extent(bytes.end - bytes.begin);
   const unsigned shift = shift_of(level);
   const std::uint64_t first = bytes.begin >> shift;
-  entry.shape = ++last_shape_;
   entry.level = static_cast<std::uint8_t>(level);
   entry.bucket_count = static_cast<std::uint8_t>(((bytes.end - 1) >> shift) - first + 1);
   entry.bucket = {kNil, kNil};
   for (unsigned slot = 0; slot < entry.bucket_count; ++slot) {
-    entry.bucket[slot] = acquire_bucket(bucket_key(entry.region, level, first + slot));
+    // Keyed by value: acquire_bucket() may grow bucket_pool_, never shared_regions_.
+    entry.bucket[slot] =
+        acquire_bucket(bucket_key(shared_regions_[entry.shared].region, level, first + slot));
     ++bucket_pool_[entry.bucket[slot]].pins;
   }
   // Unpinned after the new pins, so a bucket the new region shares is not freed and recreated.
   for (unsigned slot = 0; slot < evicted_count; ++slot) unpin_bucket(evicted[slot]);
+  if (evicted_shared != kNil) release_shared(evicted_shared);
 }
 
 [[gnu::always_inline]] inline std::uint32_t DependencyTracker::prepare(const kernel::Region& region,
@@ -77,13 +101,14 @@ void DependencyTracker::fill(RegionCacheEntry& entry, const kernel::Region& regi
   const std::uint32_t record = free_record_;
   RegionRecord& rec = records_[record];
   free_record_ = rec.next_in_instr;
-  rec.region = entry.region;
-  rec.shape = entry.shape;
+  rec.shared = entry.shared;
+  ++shared_regions_[entry.shared].references;
   rec.id = id;
   rec.stream = stream;
   rec.is_write = is_write;
   rec.indexed = false;
-  rec.group = static_cast<std::uint8_t>(group_of(entry.region.memory, is_write));
+  rec.group =
+      static_cast<std::uint8_t>(group_of(shared_regions_[entry.shared].region.memory, is_write));
   rec.level = entry.level;
   rec.bucket_count = entry.bucket_count;
   rec.bucket = entry.bucket;
@@ -106,15 +131,15 @@ std::uint64_t DependencyTracker::add(std::uint64_t id, std::span<const kernel::R
   // Every prepared region is inserted below, so its buckets do not stay empty (unpin_bucket()
   // does not free them meanwhile).
   prepared_.clear();
-  first_read_shape_ = 0;
+  first_read_shared_ = kNil;
   for (const kernel::Region& region : reads) {
     if (touches_no_byte(region)) continue;
     const RegionRecord& query = records_[prepare(region, false, id, stream)];
     // A read waits for writers only: none of its memory in flight, nothing to query.
-    const unsigned writers = group_of(query.region.memory, true);
+    const unsigned writers = group_of(region.memory, true);
     const std::uint64_t covering_writer = level_mask_[writers] != 0 ? query_read(query, out) : 0;
-    if (first_read_shape_ == 0) {
-      first_read_shape_ = query.shape;
+    if (first_read_shared_ == kNil) {
+      first_read_shared_ = query.shared;
       first_read_covering_writer_ = covering_writer;
     }
   }
@@ -160,6 +185,7 @@ std::size_t DependencyTracker::footprint_bytes() const {
          instrs_.capacity() * sizeof(InstrRecord) + id_to_instr_.footprint_bytes() +
          buckets_.footprint_bytes() + bucket_pool_.capacity() * sizeof(Bucket) +
          region_cache_.capacity() * sizeof(RegionCacheEntry) +
+         shared_regions_.capacity() * sizeof(SharedRegion) +
          candidates_.capacity() * sizeof(std::uint32_t) +
          prepared_.capacity() * sizeof(std::uint32_t);
 }
@@ -176,9 +202,9 @@ std::size_t DependencyTracker::footprint_bytes() const {
     if (rec.id > newest_covering) newest_covering = rec.id;
     return;
   }
-  if (!regions_overlap(rec.region, query.region)) return;
+  if (!regions_overlap(region_of(rec), region_of(query))) return;
   candidates_.push_back(record);
-  if (rec.id > newest_covering && region_covers(rec.region, query.region)) {
+  if (rec.id > newest_covering && region_covers(region_of(rec), region_of(query))) {
     newest_covering = rec.id;
   }
 }
@@ -200,7 +226,7 @@ std::size_t DependencyTracker::footprint_bytes() const {
                                                               bool is_write,
                                                               const std::uint64_t& stop_below,
                                                               std::uint64_t& newest_covering) {
-  const NormalRegion& region = query.region;
+  const NormalRegion& region = region_of(query);
   const unsigned group = group_of(region.memory, is_write);
   for (std::uint32_t mask = level_mask_[group]; mask != 0; mask &= mask - 1) {
     const auto level = static_cast<unsigned>(std::countr_zero(mask));
@@ -280,7 +306,7 @@ void DependencyTracker::query_write(const RegionRecord& query, std::vector<Depen
   // When this instruction's first read is the same region (an accumulation), that read's
   // query reported, as RAW (the stronger kind), every writer this one would report as WAW
   // (writer_cutoff >= covering_writer): only their cutoff is needed.
-  if (query.shape == first_read_shape_) {
+  if (query.shared == first_read_shared_) {
     covering_writer = first_read_covering_writer_;
   } else {
     collect(query, true, covering_writer, covering_writer);
@@ -440,6 +466,8 @@ void DependencyTracker::release_bucket_if_empty(std::uint32_t bucket) {
 void DependencyTracker::remove_region(std::uint32_t record) {
   if (records_[record].indexed) unindex(record);
   records_[record].instr = kNil;
+  release_shared(records_[record].shared);
+  records_[record].shared = kNil;
 }
 
 void DependencyTracker::unindex(std::uint32_t record) {

@@ -129,12 +129,20 @@ class DependencyTracker {
     std::uint32_t pins = 0;                         ///< region cache entries that hold it
   };
 
-  /// One region of one in-flight instruction.
-  struct RegionRecord {
+  /// The normal form of one region cache fill, shared by the records made from it and the
+  /// cache entry while it holds the fill; freed when none of them does any more. Two records
+  /// with the same SharedRegion are the same region, which settles most same_region() tests
+  /// with one comparison.
+  struct SharedRegion {
     NormalRegion region;
-    std::uint64_t shape = 0;     ///< region cache fill it came from (see RegionCacheEntry)
-    std::uint64_t id = 0;        ///< owning instruction's id
-    std::uint32_t instr = kNil;  ///< owning InstrRecord
+    std::uint32_t references = 0;  ///< next free SharedRegion when free
+  };
+
+  /// One region of one in-flight instruction: one cache line.
+  struct RegionRecord {
+    std::uint64_t id = 0;         ///< owning instruction's id
+    std::uint32_t shared = kNil;  ///< its SharedRegion
+    std::uint32_t instr = kNil;   ///< owning InstrRecord
     std::uint32_t stream = kUnorderedStream;
     std::uint32_t next_in_instr = kNil;  ///< next region of the instruction; free-list link
     std::uint32_t level_prev = kNil;
@@ -148,6 +156,7 @@ class DependencyTracker {
     bool is_write = false;
     bool indexed = false;  ///< in the level and bucket lists (not superseded by a newer record)
   };
+  static_assert(sizeof(RegionRecord) <= 64, "a region record fits a cache line");
 
   /// The indexed records of one group at one level.
   struct Level {
@@ -162,10 +171,7 @@ class DependencyTracker {
   /// valid while the buckets are empty.
   struct RegionCacheEntry {
     kernel::Region raw;
-    NormalRegion region;
-    /// Nonzero and unique to this fill of the entry: records with the same shape are the same
-    /// region, which settles most same_region() tests with one comparison. 0: empty entry.
-    std::uint64_t shape = 0;
+    std::uint32_t shared = kNil;  ///< the fill's SharedRegion (one reference); kNil: empty entry
     std::array<std::uint32_t, 2> bucket{kNil, kNil};
     std::uint8_t bucket_count = 0;
     std::uint8_t level = 0;
@@ -204,10 +210,17 @@ class DependencyTracker {
   void unpin_bucket(std::uint32_t bucket);
   /// Frees bucket `bucket` if it holds no record and no cache entry pins it.
   void release_bucket_if_empty(std::uint32_t bucket);
-  /// Whether records `a` and `b` have the same normal form (the same bytes).
-  static bool same_region(const RegionRecord& a, const RegionRecord& b) {
-    return a.shape == b.shape || deps::same_region(a.region, b.region);
+  const NormalRegion& region_of(const RegionRecord& record) const {
+    return shared_regions_[record.shared].region;
   }
+  /// Whether records `a` and `b` have the same normal form (the same bytes).
+  bool same_region(const RegionRecord& a, const RegionRecord& b) const {
+    return a.shared == b.shared || deps::same_region(region_of(a), region_of(b));
+  }
+  /// A free SharedRegion with one reference.
+  std::uint32_t acquire_shared();
+  /// Drops one reference of SharedRegion `shared`, freeing it with the last.
+  void release_shared(std::uint32_t shared);
 
   /// Appends to candidates_ the readers (is_write false) or writers of the query's memory that
   /// overlap it, in ascending level order, each level in its list or bucket order; except
@@ -253,17 +266,18 @@ class DependencyTracker {
   std::vector<Bucket> bucket_pool_;
   std::uint32_t free_bucket_ = kNil;
   std::vector<RegionCacheEntry> region_cache_;  ///< 2^kRegionCacheBits entries
-  std::uint64_t last_shape_ = 0;                ///< RegionCacheEntry::shape of the latest fill
+  std::vector<SharedRegion> shared_regions_;
+  std::uint32_t free_shared_ = kNil;
 
   std::array<std::array<Level, kLevels>, kGroups> levels_{};
   std::array<std::uint32_t, kGroups> level_mask_{};  ///< bit l set: level l is not empty
 
   std::vector<std::uint32_t> candidates_;  ///< scratch of one query
   std::vector<std::uint32_t> prepared_;    ///< scratch of one add(): its non-empty regions
-  /// The first region the add() in progress reads (its shape, 0 before add() notes it) and the
-  /// newest writer covering it, for query_write(). The first read is the one that
+  /// The first region the add() in progress reads (its SharedRegion, kNil before add() notes
+  /// it) and the newest writer covering it, for query_write(). The first read is the one that
   /// matters: an accumulating matmul reads its destination first.
-  std::uint64_t first_read_shape_ = 0;
+  std::uint32_t first_read_shared_ = kNil;
   std::uint64_t first_read_covering_writer_ = 0;
   std::uint64_t add_stamp_ = 0;
   std::uint64_t last_id_ = 0;
