@@ -20,8 +20,10 @@ using kernel::Instruction;
 //   sequence, statement, source depth
 //   loop values                 i64 x depth
 //   placement                   when kPlacedFlag
-//   the content: a SharedContents::Content pointer when kSharedFlag, else the content itself:
-//     opcode, pid, content_key, used-slot mask
+//   the content, with kSharedFlag: a SharedContents::Content pointer, the mask of the used
+//     slots whose offset differs from the template's and those offsets (u64), the DMA queue
+//     (u8) with kOwnQueueFlag, the content key (u64) with kOwnKeyFlag; else the content itself:
+//     opcode, pid, content_key, family_key, used-slot mask
 //     per used slot: the pattern's fields up to its strides (all sizes), then rank strides
 //     the instruction from num_reads to its end (derived numbers and attributes)
 //   The tail is written as 8-byte words: a mask of the words that differ from a
@@ -48,7 +50,8 @@ constexpr std::size_t kSourceBytes = sizeof(Instruction::sequence) +
                                      sizeof(kernel::SourceRef::depth);
 /// Bytes of the identity fields that open a content (with the used-slot mask).
 constexpr std::size_t kIdentityBytes = sizeof(Instruction::opcode) + sizeof(Instruction::pid) +
-                                       sizeof(Instruction::content_key) + sizeof(std::uint8_t);
+                                       sizeof(Instruction::content_key) +
+                                       sizeof(Instruction::family_key) + sizeof(std::uint8_t);
 
 // Small copies are loops of fixed-size ones: a library memcpy call per field of variable length
 // would cost more than the copy.
@@ -160,6 +163,7 @@ void pack_content(Writer& out, const Instruction& instruction) {
   out.put(instruction.opcode);
   out.put(instruction.pid);
   out.put(instruction.content_key);
+  out.put(instruction.family_key);
   out.put(used_slots);
   for (const AccessPattern& pattern : instruction.operands) {
     if (!pattern.used()) continue;
@@ -174,6 +178,7 @@ void unpack_content(Reader& in, Instruction& instruction) {
   in.get(instruction.opcode);
   in.get(instruction.pid);
   in.get(instruction.content_key);
+  in.get(instruction.family_key);
   in.get(used_slots);
   for (std::size_t slot = 0; slot < instruction.operands.size(); ++slot) {
     AccessPattern& pattern = instruction.operands[slot];
@@ -193,13 +198,18 @@ void unpack_content(Reader& in, Instruction& instruction) {
 // ---- SharedContents ----------------------------------------------------------------------------
 
 SharedContents::Content& SharedContents::acquire(const Instruction& instruction) {
-  const auto [at, inserted] = contents_.try_emplace(instruction.content_key);
+  const auto [at, inserted] = contents_.try_emplace(instruction.family_key);
   Content& content = at->second;
   if (inserted) {
-    content.key = instruction.content_key;
+    content.family = instruction.family_key;
     content.bytes.resize(content_size(instruction));
     Writer out(content.bytes.data());
     pack_content(out, instruction);
+    content.content_key = instruction.content_key;
+    for (std::size_t slot = 0; slot < instruction.operands.size(); ++slot) {
+      content.offsets[slot] = instruction.operands[slot].offset;
+    }
+    content.dma_queue = instruction.dma_queue;
   } else if (content.references == 0) {
     --unreferenced_;
   }
@@ -217,13 +227,35 @@ void SharedContents::release(Content& content) {
 
 // ---- PackedInstruction -------------------------------------------------------------------------
 
-std::size_t PackedInstruction::packed_size(const QueuedInstruction& item) {
+namespace {
+
+/// The used slots of `instruction` whose offset differs from `shared`'s template.
+std::uint8_t moved_slots(const Instruction& instruction, const SharedContents::Content& shared) {
+  std::uint8_t mask = 0;
+  for (std::size_t slot = 0; slot < instruction.operands.size(); ++slot) {
+    const AccessPattern& pattern = instruction.operands[slot];
+    if (pattern.used() && pattern.offset != shared.offsets[slot]) {
+      mask |= static_cast<std::uint8_t>(1u << slot);
+    }
+  }
+  return mask;
+}
+
+}  // namespace
+
+std::size_t PackedInstruction::packed_size(const QueuedInstruction& item,
+                                           const SharedContents::Content* shared) {
   const Instruction& instruction = item.instruction;
-  return kHeaderBytes + item.dependencies.size() * sizeof(std::uint64_t) + kSourceBytes +
-         instruction.source.depth * sizeof(std::int64_t) +
-         (item.placement.empty() ? 0 : sizeof(PePlacement)) +
-         (instruction.content_key != 0 ? sizeof(SharedContents::Content*)
-                                       : content_size(instruction));
+  std::size_t size = kHeaderBytes + item.dependencies.size() * sizeof(std::uint64_t) +
+                     kSourceBytes + instruction.source.depth * sizeof(std::int64_t) +
+                     (item.placement.empty() ? 0 : sizeof(PePlacement));
+  if (shared == nullptr) return size + content_size(instruction);
+  size += sizeof(SharedContents::Content*) + sizeof(std::uint8_t) +
+          static_cast<std::size_t>(std::popcount(moved_slots(instruction, *shared))) *
+              sizeof(std::uint64_t);
+  if (instruction.dma_queue != shared->dma_queue) size += sizeof(instruction.dma_queue);
+  if (instruction.content_key != shared->content_key) size += sizeof(instruction.content_key);
+  return size;
 }
 
 SharedContents::Content* PackedInstruction::shared() const {
@@ -239,10 +271,10 @@ SharedContents::Content* PackedInstruction::shared() const {
   return content;
 }
 
-void PackedInstruction::pack(const QueuedInstruction& item, SharedContents& contents) {
+void PackedInstruction::pack(const QueuedInstruction& item, SharedContents::Content* shared,
+                             std::size_t size) {
   const Instruction& instruction = item.instruction;
   fetched_at_ = item.fetched_at;
-  const std::size_t size = packed_size(item);
   if (bytes_.size() < size) {
     bytes_ =
         std::vector<std::byte>((size + kStorageGranule - 1) / kStorageGranule * kStorageGranule);
@@ -253,8 +285,10 @@ void PackedInstruction::pack(const QueuedInstruction& item, SharedContents& cont
   out.put(static_cast<std::uint32_t>(item.dependencies.size()));
   out.put(instruction.engine);
   const bool placed = !item.placement.empty();
-  const bool shared = instruction.content_key != 0;
-  out.put(static_cast<std::uint8_t>((placed ? kPlacedFlag : 0) | (shared ? kSharedFlag : 0)));
+  const bool own_queue = shared != nullptr && instruction.dma_queue != shared->dma_queue;
+  const bool own_key = shared != nullptr && instruction.content_key != shared->content_key;
+  out.put(static_cast<std::uint8_t>((placed ? kPlacedFlag : 0) | (shared ? kSharedFlag : 0) |
+                                    (own_queue ? kOwnQueueFlag : 0) | (own_key ? kOwnKeyFlag : 0)));
   out.put(std::uint16_t{0});  // padding to kHeaderBytes
   out.put_each(item.dependencies.data(), item.dependencies.size());
   out.put(instruction.sequence);
@@ -262,11 +296,18 @@ void PackedInstruction::pack(const QueuedInstruction& item, SharedContents& cont
   out.put(instruction.source.depth);
   out.put_each(instruction.source.loop_values.data(), instruction.source.depth);
   if (placed) out.put(item.placement);
-  if (shared) {
-    out.put(&contents.acquire(instruction));
-  } else {
+  if (shared == nullptr) {
     pack_content(out, instruction);
+    return;
   }
+  out.put(shared);
+  const std::uint8_t moved = moved_slots(instruction, *shared);
+  out.put(moved);
+  for (unsigned mask = moved; mask != 0; mask &= mask - 1) {
+    out.put(instruction.operands[std::countr_zero(mask)].offset);
+  }
+  if (own_queue) out.put(instruction.dma_queue);
+  if (own_key) out.put(instruction.content_key);
 }
 
 void PackedInstruction::unpack(QueuedInstruction& to) const {
@@ -293,14 +334,21 @@ void PackedInstruction::unpack(QueuedInstruction& to) const {
   in.get_each(instruction.source.loop_values.data(), instruction.source.depth);
   to.placement = PePlacement{};
   if ((flags & kPlacedFlag) != 0) in.get(to.placement);
-  if ((flags & kSharedFlag) != 0) {
-    SharedContents::Content* content = nullptr;
-    in.get(content);
-    Reader shared(content->bytes.data());
-    unpack_content(shared, instruction);
-  } else {
+  if ((flags & kSharedFlag) == 0) {
     unpack_content(in, instruction);
+    return;
   }
+  SharedContents::Content* content = nullptr;
+  in.get(content);
+  Reader shared(content->bytes.data());
+  unpack_content(shared, instruction);
+  std::uint8_t moved = 0;
+  in.get(moved);
+  for (unsigned mask = moved; mask != 0; mask &= mask - 1) {
+    in.get(instruction.operands[std::countr_zero(mask)].offset);
+  }
+  if ((flags & kOwnQueueFlag) != 0) in.get(instruction.dma_queue);
+  if ((flags & kOwnKeyFlag) != 0) in.get(instruction.content_key);
 }
 
 void PackedInstruction::release(SharedContents& contents) {
@@ -310,6 +358,15 @@ void PackedInstruction::release(SharedContents& contents) {
 }
 
 // ---- EntryPool ---------------------------------------------------------------------------------
+
+PackedInstruction EntryPool::pack(const QueuedInstruction& item) {
+  SharedContents::Content* shared =
+      item.instruction.family_key != 0 ? &contents_.acquire(item.instruction) : nullptr;
+  const std::size_t size = PackedInstruction::packed_size(item, shared);
+  PackedInstruction entry = take(size);
+  entry.pack(item, shared, size);
+  return entry;
+}
 
 PackedInstruction EntryPool::take(std::size_t bytes) {
   const std::size_t size_class =

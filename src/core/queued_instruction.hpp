@@ -8,6 +8,7 @@
 // out timing: the engines (core/engines) and the core decide when.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -54,20 +55,25 @@ struct QueuedInstruction {
   }
 };
 
-/// The contents (everything but `sequence` and `source`) of the keyed instructions waiting in
-/// one core, each packed once and shared by the entries of all instructions with its key:
-/// kernel::Instruction::content_key promises that they are equal. Reference-counted; contents
-/// nobody references are kept for reuse until they are more than half of those held.
+/// The contents of the instructions of one family (kernel::Instruction::family_key: equal apart
+/// from sequence, source, content key, operand offsets and DMA queue) waiting in one core, each
+/// packed once from the first of them that arrives (the template) and shared by the entries of
+/// all of them. Reference-counted; contents nobody references are kept for reuse until they are
+/// more than half of those held.
 class SharedContents {
  public:
   struct Content {
-    std::uint64_t key = 0;
+    std::uint64_t family = 0;
     std::uint32_t references = 0;
-    std::vector<std::byte> bytes;  ///< the packed content
+    std::vector<std::byte> bytes;  ///< the template's packed content
+    /// The template's own values of what members may change.
+    std::uint64_t content_key = 0;
+    std::array<std::uint64_t, kernel::kSlotCount> offsets{};
+    std::uint8_t dma_queue = 0;
   };
 
-  /// The content of `instruction` (content_key != 0), packed on first use, with one more
-  /// reference.
+  /// The content of `instruction`'s family (family_key != 0), packed from `instruction` on first
+  /// use, with one more reference.
   Content& acquire(const kernel::Instruction& instruction);
   /// Drops one reference of `content` (acquired from this table).
   void release(Content& content);
@@ -84,11 +90,12 @@ class SharedContents {
 
 /// A QueuedInstruction at rest, as bytes: id, engine and producers at fixed places (read
 /// without unpacking), then its sequence and source (only its enclosing loops' values), then
-/// its content: a reference into SharedContents when it has a content key, else the content
-/// itself with only its used operand slots (each with only `rank` strides). Its dependency
-/// regions are left out: unpack() gives num_reads = num_writes = 0. About 60-100 bytes with a
-/// shared content and 300-450 without, against sizeof(QueuedInstruction) ~ 1.3 KiB. The storage
-/// is kept when the entry is reused (EntryPool hands out entries by size).
+/// its content: when it has a family key, a reference into SharedContents and what differs from
+/// the family's template (content key, operand offsets, DMA queue), else the content itself with
+/// only its used operand slots (each with only `rank` strides). Its dependency regions are left
+/// out: unpack() gives num_reads = num_writes = 0. About 60-110 bytes with a shared content and
+/// 250-400 without, against sizeof(QueuedInstruction) ~ 1.3 KiB. Made by EntryPool::pack(); the
+/// storage is kept when the entry is reused (EntryPool hands out entries by size).
 class PackedInstruction {
  public:
   /// Storage comes in multiples of this (EntryPool's size classes).
@@ -99,12 +106,6 @@ class PackedInstruction {
   PackedInstruction(PackedInstruction&&) noexcept = default;
   PackedInstruction& operator=(PackedInstruction&&) noexcept = default;
 
-  /// Bytes pack() writes for `item`.
-  static std::size_t packed_size(const QueuedInstruction& item);
-  /// Packs `item` (its instruction in compact form), replacing the content; an entry that
-  /// held a shared content must have released it. Keyed instructions share theirs in
-  /// `contents`, which must outlive the entry's use.
-  void pack(const QueuedInstruction& item, SharedContents& contents);
   /// `to` becomes the packed entry (its instruction in compact form, without regions); `to`
   /// must hold a compact-form instruction without regions (a default one or an unpacked one).
   void unpack(QueuedInstruction& to) const;
@@ -129,8 +130,18 @@ class PackedInstruction {
   static constexpr std::size_t kFlagsOffset = 13;
   static constexpr std::size_t kDependenciesOffset = 16;
   static constexpr std::size_t kHeaderBytes = kDependenciesOffset;
-  static constexpr std::uint8_t kPlacedFlag = 1;  ///< a PE placement follows the source
-  static constexpr std::uint8_t kSharedFlag = 2;  ///< the content is a SharedContents reference
+  static constexpr std::uint8_t kPlacedFlag = 1;    ///< a PE placement follows the source
+  static constexpr std::uint8_t kSharedFlag = 2;    ///< the content is a SharedContents reference
+  static constexpr std::uint8_t kOwnQueueFlag = 4;  ///< shared: its own DMA queue follows
+  static constexpr std::uint8_t kOwnKeyFlag = 8;    ///< shared: its own content key follows
+
+  friend class EntryPool;
+  /// Bytes pack() writes for `item`, with `shared` its family's content (or none).
+  static std::size_t packed_size(const QueuedInstruction& item,
+                                 const SharedContents::Content* shared);
+  /// Packs `item` (its instruction in compact form) into `size` = packed_size() bytes,
+  /// replacing the content; an entry that held a shared content must have released it.
+  void pack(const QueuedInstruction& item, SharedContents::Content* shared, std::size_t size);
 
   template <typename T>
   T read(std::size_t offset) const {
@@ -155,9 +166,8 @@ class PackedInstruction {
 /// instruction once every size in use has its spares.
 class EntryPool {
  public:
-  /// An entry with room for `bytes` (a spare of that size or the next), or one without
-  /// storage (pack() allocates it).
-  PackedInstruction take(std::size_t bytes);
+  /// `item` packed into a spare of its size (or the next), or into new storage.
+  PackedInstruction pack(const QueuedInstruction& item);
   /// Takes `entry` back, releasing its shared content.
   void give(PackedInstruction&& entry);
   SharedContents& contents() { return contents_; }
@@ -165,6 +175,9 @@ class EntryPool {
   std::size_t spare_count() const;
 
  private:
+  /// A spare with room for `bytes` (of that size or the next), or one without storage.
+  PackedInstruction take(std::size_t bytes);
+
   std::vector<std::vector<PackedInstruction>> spares_;  ///< by storage / kStorageGranule
   SharedContents contents_;
 };
@@ -196,8 +209,7 @@ class InstructionRing {
   void push_back(const QueuedInstruction& item) {
     if (size_ == entries_.size()) grow();
     PackedInstruction& back = entries_[(head_ + size_) & mask_];
-    back = pool_->take(PackedInstruction::packed_size(item));
-    back.pack(item, pool_->contents());
+    back = pool_->pack(item);
     ++size_;
   }
   /// Removes the front; its entry returns to the pool unless take_front() took it.

@@ -383,6 +383,11 @@ struct Instruction {
   /// `sequence` and `source`, so pure functions of an instruction (costs, PE tiles) may be
   /// memoised by it. 0: no such promise (built by hand, or shifted to new addresses).
   std::uint64_t content_key = 0;
+  /// Nonzero: every instruction of the same stream with this key has the same content apart
+  /// from `sequence`, `source`, `content_key`, the operands' `offset`s (and with them the
+  /// regions) and `dma_queue`: the instructions built from one full build by moving its
+  /// addresses. A full build's family key is its content key. 0: no such promise.
+  std::uint64_t family_key = 0;
 
   // --- operands -------------------------------------------------------------------------------
   std::array<AccessPattern, kSlotCount> operands{};  ///< by Slot; unused slots have !used()

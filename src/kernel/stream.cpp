@@ -679,7 +679,8 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
       reconstructed = memo.has_base[base] && shift_from_base(memo, memo.bases[base], out);
     }
     if (reconstructed) {
-      if (reused == nullptr) out.content_key = 0;  // shifted: new addresses, no shared key
+      // Shifted: new addresses, no shared content key; the base's family key stays.
+      if (reused == nullptr) out.content_key = 0;
       out.sequence = sequence_;
       fill_source(statement_index, out.source);
       return;
@@ -692,6 +693,7 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
   out.pid = pid_;
   out.sequence = sequence_;
   out.content_key = ++last_content_key_;
+  out.family_key = out.content_key;
   fill_source(statement_index, out.source);
   const SourceRef& source = out.source;
 

@@ -74,6 +74,7 @@ TEST(PackedInstruction, UnpackGivesBackEverythingButTheRegions) {
   std::size_t total = 0;
   std::size_t with_regions = 0;
   std::size_t keyed = 0;
+  std::size_t shifted = 0;  // built by moving a full build's addresses: a family, no content key
   std::size_t contents = 0;
   for (const std::vector<Instruction>& sample : example_streams()) {
     // All packed first, then all unpacked: entries of the same key share one content meanwhile.
@@ -82,10 +83,10 @@ TEST(PackedInstruction, UnpackGivesBackEverythingButTheRegions) {
     for (std::size_t i = 0; i < sample.size(); ++i) {
       const QueuedInstruction item = queued(sample[i], i);
       with_regions += item.instruction.num_reads + item.instruction.num_writes > 0 ? 1 : 0;
-      keyed += item.instruction.content_key != 0 ? 1 : 0;
-      packed.push_back(pool.take(PackedInstruction::packed_size(item)));
-      packed.back().pack(item, pool.contents());
-      EXPECT_GE(packed.back().storage_bytes(), PackedInstruction::packed_size(item));
+      keyed += item.instruction.family_key != 0 ? 1 : 0;
+      shifted += item.instruction.family_key != 0 && item.instruction.content_key == 0 ? 1 : 0;
+      packed.push_back(pool.pack(item));
+      EXPECT_EQ(packed.back().storage_bytes() % PackedInstruction::kStorageGranule, 0u);
     }
     contents += pool.contents().size();
     QueuedInstruction to;  // reused, as a ring's front is: it holds the previous one
@@ -119,6 +120,7 @@ TEST(PackedInstruction, UnpackGivesBackEverythingButTheRegions) {
   EXPECT_GE(total, 1000u);
   EXPECT_EQ(with_regions, total);  // every example instruction had regions to drop
   EXPECT_GT(keyed, 100u);
+  EXPECT_GT(shifted, 10u);
   EXPECT_LT(contents, keyed);  // keys recur: contents are shared
 }
 
@@ -129,26 +131,24 @@ TEST(PackedInstruction, SharedContentsOutliveTheirKeyAndAreReused) {
   EntryPool pool;
   Instruction keyed;
   for (const Instruction& instruction : sample) {
-    if (instruction.content_key != 0) {
+    if (instruction.family_key != 0) {
       keyed = instruction;
       break;
     }
   }
-  ASSERT_NE(keyed.content_key, 0u);
+  ASSERT_NE(keyed.family_key, 0u);
   for (int round = 0; round < 3; ++round) {
-    PackedInstruction entry = pool.take(PackedInstruction::packed_size(queued(keyed, 1)));
-    entry.pack(queued(keyed, 1), pool.contents());
+    PackedInstruction entry = pool.pack(queued(keyed, 1));
     EXPECT_EQ(pool.contents().size(), 1u);
     pool.give(std::move(entry));
   }
   for (std::uint64_t key = 1; key <= 200; ++key) {
     Instruction other = keyed;
-    other.content_key = keyed.content_key + key;
-    PackedInstruction entry = pool.take(PackedInstruction::packed_size(queued(other, 1)));
-    entry.pack(queued(other, 1), pool.contents());
+    other.family_key = keyed.family_key + key;
+    PackedInstruction entry = pool.pack(queued(other, 1));
     QueuedInstruction to;
     entry.unpack(to);
-    EXPECT_EQ(to.instruction.content_key, other.content_key);
+    EXPECT_EQ(to.instruction.family_key, other.family_key);
     pool.give(std::move(entry));
   }
   EXPECT_LE(pool.contents().size(), 65u);  // swept, not 201
@@ -160,7 +160,7 @@ TEST(PackedInstruction, IsAFractionOfTheWorkingForm) {
   // its own content, and under a tenth with a shared one.
   const std::vector<Instruction> sample = example_instructions();
   for (const Instruction& instruction : sample) {
-    if (instruction.opcode != kernel::Opcode::kNcMatmul || instruction.content_key == 0) {
+    if (instruction.opcode != kernel::Opcode::kNcMatmul || instruction.family_key == 0) {
       continue;
     }
     QueuedInstruction item;
@@ -169,7 +169,7 @@ TEST(PackedInstruction, IsAFractionOfTheWorkingForm) {
     EntryPool pool;
     InstructionRing ring(pool);
     ring.push_back(item);
-    item.instruction.content_key = 0;
+    item.instruction.family_key = 0;
     ring.push_back(item);
     PackedInstruction shared = ring.take_front();
     ring.pop_front();
