@@ -1,8 +1,8 @@
 // Heap memory in transparent huge pages for the simulator's own executables. A simulation of
 // many NeuronCores keeps each core's in-flight state (up to sequencer.max_in_flight_instructions
-// queued instructions, their in-flight and dependency records: about 0.8 MiB per core) and
+// queued instructions, their in-flight and dependency records: about 0.7 MiB per core) and
 // touches the cores' states in turn; with 4 KiB pages much of its time goes to TLB misses (8 and
-// 64 cores of bench/kernels/mixed_multicore.json ran 1.4x and 2x faster with huge pages;
+// 64 cores of bench/kernels/mixed_multicore.json ran 1.2x and 1.9x faster with huge pages;
 // docs/performance.md).
 // glibc backs its heap with huge pages only when told so at process start (the
 // glibc.malloc.hugetlb tunable), so an executable calls prefer_huge_pages(argv) first thing in
