@@ -15,21 +15,22 @@ using kernel::AccessPattern;
 using kernel::Instruction;
 
 // Packed layout: a fixed header (id u64, dependency count u32, engine u8, flags u8: kPlacedFlag,
-// kSharedFlag; 2 bytes padding), then
+// kOwnQueueFlag, kOwnKeyFlag; 2 bytes padding), then
 //   dependencies                u64 x count
 //   sequence, statement, source depth
 //   loop values                 i64 x depth
 //   placement                   when kPlacedFlag
-//   the content, with kSharedFlag: a SharedContents::Content pointer, the mask of the used
-//     slots whose offset differs from the template's and those offsets (u64), the DMA queue
-//     (u8) with kOwnQueueFlag, the content key (u64) with kOwnKeyFlag; else the content itself:
+//   the content, when the entry shares its family's template (held beside the bytes): the mask
+//     of the used slots whose offset differs from the template's and those offsets (u64), the
+//     DMA queue (u8) with kOwnQueueFlag, the content key (u64) with kOwnKeyFlag; else the
+//     content itself:
 //     opcode, pid, content_key, family_key, used-slot mask
 //     per used slot: the pattern's fields up to its strides (all sizes), then rank strides
 //     the instruction from num_reads to its end (derived numbers and attributes)
 //   The tail is written as 8-byte words: a mask of the words that differ from a
 //   default-constructed instruction's, then those words (most attributes and the immediates
 //   are their defaults).
-// The fetch time is kept beside the bytes (engines set it while the entry waits).
+// The fetch time is kept beside the bytes too (engines set it while the entry waits).
 constexpr std::size_t kPatternHead = offsetof(AccessPattern, strides);  // with all sizes
 constexpr std::size_t kTail = offsetof(Instruction, num_reads);
 static_assert(std::is_trivially_copyable_v<Instruction> && std::is_standard_layout_v<Instruction>);
@@ -122,10 +123,14 @@ std::uint32_t differing_words(const std::array<std::uint64_t, kTailWords>& words
   return mask;
 }
 
-/// Writes the tail: the mask of the words that differ from the default, then those words.
-void put_tail(Writer& out, const Instruction& instruction) {
+/// The tail words of `instruction` that differ from the default's.
+std::uint32_t tail_mask_of(const Instruction& instruction) {
+  return differing_words(tail_words(instruction));
+}
+
+/// Writes the tail: `mask` = tail_mask_of(instruction), then the words it selects.
+void put_tail(Writer& out, const Instruction& instruction, std::uint32_t mask) {
   const std::array<std::uint64_t, kTailWords> words = tail_words(instruction);
-  std::uint32_t mask = differing_words(words);
   out.put(static_cast<std::uint16_t>(mask));
   for (; mask != 0; mask &= mask - 1) out.put(words[std::countr_zero(mask)]);
 }
@@ -141,13 +146,11 @@ void get_tail(Reader& in, Instruction& instruction) {
   }
 }
 
-/// Bytes of the content of `instruction` (everything but its sequence, source and regions).
-std::size_t content_size(const Instruction& instruction) {
-  const auto words_in = [](std::uint32_t mask) {
-    return static_cast<std::size_t>(std::popcount(mask)) * kWordBytes;
-  };
-  std::size_t size =
-      kIdentityBytes + sizeof(std::uint16_t) + words_in(differing_words(tail_words(instruction)));
+/// Bytes of the content of `instruction` (everything but its sequence, source and regions),
+/// `tail_mask` = tail_mask_of(instruction).
+std::size_t content_size(const Instruction& instruction, std::uint32_t tail_mask) {
+  std::size_t size = kIdentityBytes + sizeof(std::uint16_t) +
+                     static_cast<std::size_t>(std::popcount(tail_mask)) * kWordBytes;
   for (const AccessPattern& pattern : instruction.operands) {
     if (!pattern.used()) continue;
     size += kPatternHead + pattern.rank * sizeof(std::int64_t);
@@ -155,7 +158,7 @@ std::size_t content_size(const Instruction& instruction) {
   return size;
 }
 
-void pack_content(Writer& out, const Instruction& instruction) {
+void pack_content(Writer& out, const Instruction& instruction, std::uint32_t tail_mask) {
   std::uint8_t used_slots = 0;
   for (std::size_t slot = 0; slot < instruction.operands.size(); ++slot) {
     if (instruction.operands[slot].used()) used_slots |= static_cast<std::uint8_t>(1u << slot);
@@ -170,7 +173,7 @@ void pack_content(Writer& out, const Instruction& instruction) {
     out.put_fixed<kPatternHead>(&pattern);
     out.put_each(pattern.strides.data(), pattern.rank);
   }
-  put_tail(out, instruction);
+  put_tail(out, instruction, tail_mask);
 }
 
 void unpack_content(Reader& in, Instruction& instruction) {
@@ -201,10 +204,10 @@ SharedContents::Content& SharedContents::acquire(const Instruction& instruction)
   const auto [at, inserted] = contents_.try_emplace(instruction.family_key);
   Content& content = at->second;
   if (inserted) {
-    content.family = instruction.family_key;
-    content.bytes.resize(content_size(instruction));
+    const std::uint32_t tail_mask = tail_mask_of(instruction);
+    content.bytes.resize(content_size(instruction, tail_mask));
     Writer out(content.bytes.data());
-    pack_content(out, instruction);
+    pack_content(out, instruction, tail_mask);
     content.content_key = instruction.content_key;
     for (std::size_t slot = 0; slot < instruction.operands.size(); ++slot) {
       content.offsets[slot] = instruction.operands[slot].offset;
@@ -243,41 +246,36 @@ std::uint8_t moved_slots(const Instruction& instruction, const SharedContents::C
 
 }  // namespace
 
-std::size_t PackedInstruction::packed_size(const QueuedInstruction& item,
-                                           const SharedContents::Content* shared) {
+PackedInstruction::Layout PackedInstruction::layout_of(const QueuedInstruction& item,
+                                                       SharedContents::Content* shared) {
   const Instruction& instruction = item.instruction;
-  std::size_t size = kHeaderBytes + item.dependencies.size() * sizeof(std::uint64_t) +
-                     kSourceBytes + instruction.source.depth * sizeof(std::int64_t) +
-                     (item.placement.empty() ? 0 : sizeof(PePlacement));
-  if (shared == nullptr) return size + content_size(instruction);
-  size += sizeof(SharedContents::Content*) + sizeof(std::uint8_t) +
-          static_cast<std::size_t>(std::popcount(moved_slots(instruction, *shared))) *
-              sizeof(std::uint64_t);
-  if (instruction.dma_queue != shared->dma_queue) size += sizeof(instruction.dma_queue);
-  if (instruction.content_key != shared->content_key) size += sizeof(instruction.content_key);
-  return size;
+  Layout layout;
+  layout.shared = shared;
+  layout.bytes = kHeaderBytes + item.dependencies.size() * sizeof(std::uint64_t) + kSourceBytes +
+                 instruction.source.depth * sizeof(std::int64_t) +
+                 (item.placement.empty() ? 0 : sizeof(PePlacement));
+  if (shared == nullptr) {
+    layout.tail_mask = tail_mask_of(instruction);
+    layout.bytes += content_size(instruction, layout.tail_mask);
+    return layout;
+  }
+  layout.moved = moved_slots(instruction, *shared);
+  layout.own_queue = instruction.dma_queue != shared->dma_queue;
+  layout.own_key = instruction.content_key != shared->content_key;
+  layout.bytes += sizeof(std::uint8_t) +
+                  static_cast<std::size_t>(std::popcount(layout.moved)) * sizeof(std::uint64_t) +
+                  (layout.own_queue ? sizeof(instruction.dma_queue) : 0) +
+                  (layout.own_key ? sizeof(instruction.content_key) : 0);
+  return layout;
 }
 
-SharedContents::Content* PackedInstruction::shared() const {
-  // The pointer is the last field before the content would be: read it from the layout.
-  Reader in(bytes_.data() + kDependenciesOffset + dependency_count() * sizeof(std::uint64_t) +
-            sizeof(Instruction::sequence) + sizeof(kernel::SourceRef::statement));
-  std::uint8_t depth = 0;
-  in.get(depth);
-  in.skip(depth * sizeof(std::int64_t));
-  if ((read<std::uint8_t>(kFlagsOffset) & kPlacedFlag) != 0) in.skip(sizeof(PePlacement));
-  SharedContents::Content* content = nullptr;
-  in.get(content);
-  return content;
-}
-
-void PackedInstruction::pack(const QueuedInstruction& item, SharedContents::Content* shared,
-                             std::size_t size) {
+void PackedInstruction::pack(const QueuedInstruction& item, const Layout& layout) {
   const Instruction& instruction = item.instruction;
   fetched_at_ = item.fetched_at;
-  if (bytes_.size() < size) {
-    bytes_ =
-        std::vector<std::byte>((size + kStorageGranule - 1) / kStorageGranule * kStorageGranule);
+  shared_ = layout.shared;
+  if (bytes_.size() < layout.bytes) {
+    bytes_ = std::vector<std::byte>((layout.bytes + kStorageGranule - 1) / kStorageGranule *
+                                    kStorageGranule);
   }
 
   Writer out(bytes_.data());
@@ -285,10 +283,9 @@ void PackedInstruction::pack(const QueuedInstruction& item, SharedContents::Cont
   out.put(static_cast<std::uint32_t>(item.dependencies.size()));
   out.put(instruction.engine);
   const bool placed = !item.placement.empty();
-  const bool own_queue = shared != nullptr && instruction.dma_queue != shared->dma_queue;
-  const bool own_key = shared != nullptr && instruction.content_key != shared->content_key;
-  out.put(static_cast<std::uint8_t>((placed ? kPlacedFlag : 0) | (shared ? kSharedFlag : 0) |
-                                    (own_queue ? kOwnQueueFlag : 0) | (own_key ? kOwnKeyFlag : 0)));
+  out.put(static_cast<std::uint8_t>((placed ? kPlacedFlag : 0) |
+                                    (layout.own_queue ? kOwnQueueFlag : 0) |
+                                    (layout.own_key ? kOwnKeyFlag : 0)));
   out.put(std::uint16_t{0});  // padding to kHeaderBytes
   out.put_each(item.dependencies.data(), item.dependencies.size());
   out.put(instruction.sequence);
@@ -296,18 +293,16 @@ void PackedInstruction::pack(const QueuedInstruction& item, SharedContents::Cont
   out.put(instruction.source.depth);
   out.put_each(instruction.source.loop_values.data(), instruction.source.depth);
   if (placed) out.put(item.placement);
-  if (shared == nullptr) {
-    pack_content(out, instruction);
+  if (shared_ == nullptr) {
+    pack_content(out, instruction, layout.tail_mask);
     return;
   }
-  out.put(shared);
-  const std::uint8_t moved = moved_slots(instruction, *shared);
-  out.put(moved);
-  for (unsigned mask = moved; mask != 0; mask &= mask - 1) {
+  out.put(layout.moved);
+  for (unsigned mask = layout.moved; mask != 0; mask &= mask - 1) {
     out.put(instruction.operands[std::countr_zero(mask)].offset);
   }
-  if (own_queue) out.put(instruction.dma_queue);
-  if (own_key) out.put(instruction.content_key);
+  if (layout.own_queue) out.put(instruction.dma_queue);
+  if (layout.own_key) out.put(instruction.content_key);
 }
 
 void PackedInstruction::unpack(QueuedInstruction& to) const {
@@ -334,13 +329,11 @@ void PackedInstruction::unpack(QueuedInstruction& to) const {
   in.get_each(instruction.source.loop_values.data(), instruction.source.depth);
   to.placement = PePlacement{};
   if ((flags & kPlacedFlag) != 0) in.get(to.placement);
-  if ((flags & kSharedFlag) == 0) {
+  if (shared_ == nullptr) {
     unpack_content(in, instruction);
     return;
   }
-  SharedContents::Content* content = nullptr;
-  in.get(content);
-  Reader shared(content->bytes.data());
+  Reader shared(shared_->bytes.data());
   unpack_content(shared, instruction);
   std::uint8_t moved = 0;
   in.get(moved);
@@ -352,9 +345,9 @@ void PackedInstruction::unpack(QueuedInstruction& to) const {
 }
 
 void PackedInstruction::release(SharedContents& contents) {
-  if (bytes_.empty() || (read<std::uint8_t>(kFlagsOffset) & kSharedFlag) == 0) return;
-  contents.release(*shared());
-  bytes_[kFlagsOffset] &= std::byte{static_cast<unsigned char>(~kSharedFlag)};
+  if (shared_ == nullptr) return;
+  contents.release(*shared_);
+  shared_ = nullptr;
 }
 
 // ---- EntryPool ---------------------------------------------------------------------------------
@@ -362,9 +355,9 @@ void PackedInstruction::release(SharedContents& contents) {
 PackedInstruction EntryPool::pack(const QueuedInstruction& item) {
   SharedContents::Content* shared =
       item.instruction.family_key != 0 ? &contents_.acquire(item.instruction) : nullptr;
-  const std::size_t size = PackedInstruction::packed_size(item, shared);
-  PackedInstruction entry = take(size);
-  entry.pack(item, shared, size);
+  const PackedInstruction::Layout layout = PackedInstruction::layout_of(item, shared);
+  PackedInstruction entry = take(layout.bytes);
+  entry.pack(item, layout);
   return entry;
 }
 
@@ -381,8 +374,8 @@ PackedInstruction EntryPool::take(std::size_t bytes) {
 }
 
 void EntryPool::give(PackedInstruction&& entry) {
-  if (!entry.holds_storage()) return;
   entry.release(contents_);
+  if (!entry.holds_storage()) return;
   const std::size_t size_class = entry.storage_bytes() / PackedInstruction::kStorageGranule;
   if (spares_.size() <= size_class) spares_.resize(size_class + 1);
   spares_[size_class].push_back(std::move(entry));

@@ -15,6 +15,7 @@
 #include <memory>
 #include <systemc>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "kernel/instruction.hpp"
@@ -63,7 +64,6 @@ struct QueuedInstruction {
 class SharedContents {
  public:
   struct Content {
-    std::uint64_t family = 0;
     std::uint32_t references = 0;
     std::vector<std::byte> bytes;  ///< the template's packed content
     /// The template's own values of what members may change.
@@ -90,8 +90,9 @@ class SharedContents {
 
 /// A QueuedInstruction at rest, as bytes: id, engine and producers at fixed places (read
 /// without unpacking), then its sequence and source (only its enclosing loops' values), then
-/// its content: when it has a family key, a reference into SharedContents and what differs from
-/// the family's template (content key, operand offsets, DMA queue), else the content itself with
+/// its content: when it has a family key, what differs from the family's template in
+/// SharedContents (content key, operand offsets, DMA queue; the entry holds a reference to the
+/// template beside its bytes), else the content itself with
 /// only its used operand slots (each with only `rank` strides). Its dependency regions are left
 /// out: unpack() gives num_reads = num_writes = 0. About 60-110 bytes with a shared content and
 /// 250-400 without, against sizeof(QueuedInstruction) ~ 1.3 KiB. Made by EntryPool::pack(); the
@@ -102,9 +103,18 @@ class PackedInstruction {
   static constexpr std::size_t kStorageGranule = 32;
 
   PackedInstruction() = default;
-  // Moved, never copied, when vectors of entries grow (sc_time's copy is not noexcept).
-  PackedInstruction(PackedInstruction&&) noexcept = default;
-  PackedInstruction& operator=(PackedInstruction&&) noexcept = default;
+  // Moved, never copied, when vectors of entries grow (sc_time's copy is not noexcept); the
+  // moved-from entry holds no shared content, so it is never released twice.
+  PackedInstruction(PackedInstruction&& other) noexcept
+      : fetched_at_(other.fetched_at_),
+        bytes_(std::move(other.bytes_)),
+        shared_(std::exchange(other.shared_, nullptr)) {}
+  PackedInstruction& operator=(PackedInstruction&& other) noexcept {
+    fetched_at_ = other.fetched_at_;
+    bytes_ = std::move(other.bytes_);
+    shared_ = std::exchange(other.shared_, nullptr);
+    return *this;
+  }
 
   /// `to` becomes the packed entry (its instruction in compact form, without regions); `to`
   /// must hold a compact-form instruction without regions (a default one or an unpacked one).
@@ -127,21 +137,27 @@ class PackedInstruction {
   static constexpr std::size_t kIdOffset = 0;
   static constexpr std::size_t kCountOffset = 8;
   static constexpr std::size_t kEngineOffset = 12;
-  static constexpr std::size_t kFlagsOffset = 13;
   static constexpr std::size_t kDependenciesOffset = 16;
   static constexpr std::size_t kHeaderBytes = kDependenciesOffset;
   static constexpr std::uint8_t kPlacedFlag = 1;    ///< a PE placement follows the source
-  static constexpr std::uint8_t kSharedFlag = 2;    ///< the content is a SharedContents reference
-  static constexpr std::uint8_t kOwnQueueFlag = 4;  ///< shared: its own DMA queue follows
-  static constexpr std::uint8_t kOwnKeyFlag = 8;    ///< shared: its own content key follows
+  static constexpr std::uint8_t kOwnQueueFlag = 2;  ///< shared: its own DMA queue follows
+  static constexpr std::uint8_t kOwnKeyFlag = 4;    ///< shared: its own content key follows
+
+  /// What pack() writes for an item, worked out once (EntryPool::pack() needs the size first).
+  struct Layout {
+    SharedContents::Content* shared = nullptr;  ///< its family's content, or none
+    std::uint32_t tail_mask = 0;  ///< unshared: the tail words that differ from the default
+    std::uint8_t moved = 0;       ///< shared: used slots whose offset differs from the template's
+    bool own_queue = false;       ///< shared: its DMA queue differs from the template's
+    bool own_key = false;         ///< shared: its content key differs from the template's
+    std::size_t bytes = 0;        ///< packed size
+  };
 
   friend class EntryPool;
-  /// Bytes pack() writes for `item`, with `shared` its family's content (or none).
-  static std::size_t packed_size(const QueuedInstruction& item,
-                                 const SharedContents::Content* shared);
-  /// Packs `item` (its instruction in compact form) into `size` = packed_size() bytes,
+  static Layout layout_of(const QueuedInstruction& item, SharedContents::Content* shared);
+  /// Packs `item` (its instruction in compact form) as `layout` = layout_of(item, ...) says,
   /// replacing the content; an entry that held a shared content must have released it.
-  void pack(const QueuedInstruction& item, SharedContents::Content* shared, std::size_t size);
+  void pack(const QueuedInstruction& item, const Layout& layout);
 
   template <typename T>
   T read(std::size_t offset) const {
@@ -149,16 +165,15 @@ class PackedInstruction {
     std::memcpy(&value, bytes_.data() + offset, sizeof(T));
     return value;
   }
-  /// The shared content it references (kSharedFlag set).
-  SharedContents::Content* shared() const;
 
   sc_core::sc_time fetched_at_;  ///< QueuedInstruction::fetched_at
   /// At least the packed size (only grows): its tail past the content is stale.
   std::vector<std::byte> bytes_;
+  SharedContents::Content* shared_ = nullptr;  ///< its family's template, or none
 };
 
-/// One core's spare packed entries and the contents its keyed entries share. The core's engine
-/// streams and DMA dispatcher take their entries from here and give them back when the
+/// One core's spare packed entries and the contents its entries of families share. The core's
+/// engine streams and DMA dispatcher take their entries from here and give them back when the
 /// instruction leaves them, so the core has as many entries as it ever has instructions waiting
 /// at once, not that many per engine. Spares are kept by size (multiples of
 /// PackedInstruction::kStorageGranule), the most recently released first (its memory is still

@@ -75,9 +75,7 @@ void DependencyTracker::fill(RegionCacheEntry& entry, const kernel::Region& regi
   entry.bucket_count = static_cast<std::uint8_t>(((bytes.end - 1) >> shift) - first + 1);
   entry.bucket = {kNil, kNil};
   for (unsigned slot = 0; slot < entry.bucket_count; ++slot) {
-    // Keyed by value: acquire_bucket() may grow bucket_pool_, never shared_regions_.
-    entry.bucket[slot] =
-        acquire_bucket(bucket_key(shared_regions_[entry.shared].region, level, first + slot));
+    entry.bucket[slot] = acquire_bucket(bucket_key(normal, level, first + slot));
     ++bucket_pool_[entry.bucket[slot]].pins;
   }
   // Unpinned after the new pins, so a bucket the new region shares is not freed and recreated.
@@ -107,8 +105,7 @@ void DependencyTracker::fill(RegionCacheEntry& entry, const kernel::Region& regi
   rec.stream = stream;
   rec.is_write = is_write;
   rec.indexed = false;
-  rec.group =
-      static_cast<std::uint8_t>(group_of(shared_regions_[entry.shared].region.memory, is_write));
+  rec.group = static_cast<std::uint8_t>(group_of(region.memory, is_write));
   rec.level = entry.level;
   rec.bucket_count = entry.bucket_count;
   rec.bucket = entry.bucket;
