@@ -22,7 +22,6 @@ FlowLevelDma::FlowLevelDma(sc_core::sc_module_name name, const config::Params& p
       queues_per_engine_(static_cast<std::uint32_t>(std::max(1, params.dma.queues_per_engine))),
       layout_(params, cores_),
       lookahead_ns_(std::max(params.dma.fixed_cost_ns, 0.0)),
-      hbm_latency_ns_(row_conflict_latency_ns(params.hbm)),
       stack_bytes_per_ns_(refreshed_stack_bytes_per_ns(params.hbm)),
       depth_bytes_((engines_per_core_ - 1) *
                    static_cast<double>(std::max(1, params.dma.packet_bytes))),
@@ -111,9 +110,8 @@ void FlowLevelDma::submit(std::uint32_t pid, std::uint64_t id,
                                       : row_bytes;
   const double packet =
       std::max(1.0, std::min(descriptor_bytes, static_cast<double>(params_.dma.packet_bytes)));
-  if (reads_hbm || writes_hbm) {
-    transfer.latency_ns = std::max(0.0, hbm_latency_ns_ - packet / rate);
-  }
+  transfer.latency_ns =
+      hbm_tail_latency_ns(params_.hbm, reads_hbm, writes_hbm, packet, packet / rate);
 
   CoreDmaStats& stats = core_stats_[pid];
   // Engine e moves rows [first_row(e), end_row(e)) of every outer block.

@@ -27,8 +27,9 @@
 // model). Rates change only when an item becomes ready or finishes or an engine's prefetch runs
 // out, so the model advances from one such event to the next (descriptors becoming fetchable are
 // events too: they let the descriptor unit work). A DMA completes when all its items did, in queue
-// order per engine, plus the part of the HBM access latency of a row conflict (controller + t_rp +
-// t_rcd + t_cl) its last packet does not cover by streaming, as in the transfer model.
+// order per engine, plus its last packet's HBM access as in the transfer model
+// (hbm_tail_latency_ns: a read's latency where it outlasts the packet's streaming, a write's in
+// full).
 //
 // Cost: O(items in flight) per event, two or three events per item. While every DMA in flight on a
 // core is spread evenly over all its engines, the engines hold identical items, kept once
@@ -155,7 +156,6 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
   const std::uint32_t queues_per_engine_;
   const StackLayout layout_;
   const double lookahead_ns_;
-  const double hbm_latency_ns_;
   const double stack_bytes_per_ns_;
   const double depth_bytes_;  ///< burst allowance of a core's cap and ports
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "config/params.hpp"
@@ -54,11 +55,29 @@ inline double refreshed_stack_bytes_per_ns(const config::HbmParams& hbm) {
   return hbm.stack_bandwidth_gbps * (1.0 - refresh);
 }
 
-/// The access latency of a request whose bank has another row open (controller + t_rp + t_rcd +
-/// t_cl), ns: rows are hashed over the banks, so a DMA's last packet meets other rows open; what
-/// the rate models (transfer, flow) add to a DMA touching HBM, less what its last packet covers.
-inline double row_conflict_latency_ns(const config::HbmParams& hbm) {
-  return hbm.controller_latency_ns + hbm.t_rp_ns + hbm.t_rcd_ns + hbm.t_cl_ns;
+/// The access latency of a request whose bank has another row open, up to its last byte
+/// (controller + t_rp + t_rcd + t_cl + the burst of `bytes`, at most one interleave granule, on
+/// its channel), ns. Rows are hashed over the banks, so a DMA's last packet meets other rows open.
+inline double row_conflict_latency_ns(const config::HbmParams& hbm, double bytes) {
+  const double channel_bytes_per_ns =
+      hbm.stack_bandwidth_gbps / static_cast<double>(std::max(1, hbm.channels_per_stack));
+  const double burst_bytes = static_cast<double>(std::max(1, hbm.burst_bytes));
+  const double granule = std::min(bytes, static_cast<double>(std::max(1, hbm.interleave_bytes)));
+  const double bursts = std::ceil(granule / burst_bytes);
+  return hbm.controller_latency_ns + hbm.t_rp_ns + hbm.t_rcd_ns + hbm.t_cl_ns +
+         bursts * burst_bytes / channel_bytes_per_ns;
+}
+
+/// What the rate models (transfer, flow) add to a DMA touching HBM after its engines have moved
+/// its last packet (`packet_bytes` in `packet_ns` of engine time), ns, as in the packet model:
+/// an HBM read is issued when the packet starts, so its latency shows only where it outlasts the
+/// packet's streaming; an HBM write is issued when the packet's data has been read (after the
+/// streaming, and after the read's latency when the source is HBM too), so its latency shows in
+/// full.
+inline double hbm_tail_latency_ns(const config::HbmParams& hbm, bool reads_hbm, bool writes_hbm,
+                                  double packet_bytes, double packet_ns) {
+  const double access = row_conflict_latency_ns(hbm, packet_bytes);
+  return (reads_hbm ? std::max(0.0, access - packet_ns) : 0.0) + (writes_hbm ? access : 0.0);
 }
 
 }  // namespace trnsim::dma

@@ -25,7 +25,6 @@ TransferLevelDma::TransferLevelDma(const config::Params& params, std::uint32_t c
       cores_(std::max<std::uint32_t>(1, cores)),
       engines_per_core_(static_cast<std::uint32_t>(std::max(1, params.dma.engines_per_core))),
       layout_(params, cores_),
-      hbm_latency_ns_(row_conflict_latency_ns(params.hbm)),
       descriptor_free_ns_(std::size_t{cores_} * engines_per_core_, 0.0),
       data_free_ns_(std::size_t{cores_} * engines_per_core_, 0.0),
       lockstep_(cores_, shortcuts == Shortcuts::kOn ? engines_per_core_ : 1),
@@ -230,9 +229,10 @@ void TransferLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint
         split.descriptors_per_block > 0
             ? split.row_bytes / static_cast<double>(split.descriptors_per_block)
             : split.row_bytes;
-    const double last_packet_ns =
-        std::min(descriptor_bytes, static_cast<double>(params_.dma.packet_bytes)) / split.rate;
-    done += std::max(0.0, hbm_latency_ns_ - last_packet_ns);
+    const double last_packet_bytes =
+        std::min(descriptor_bytes, static_cast<double>(params_.dma.packet_bytes));
+    done += hbm_tail_latency_ns(params_.hbm, reads_hbm, writes_hbm, last_packet_bytes,
+                                last_packet_bytes / split.rate);
   }
 
   const std::uint32_t queue_index =

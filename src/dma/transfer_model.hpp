@@ -15,10 +15,12 @@
 // limits with a theoretical-arrival-time each (GCRA; the DMA's data ends no earlier than the
 // limit's arrival time): the core's DMA cap (dma.core_bandwidth_gbps), the core's HBM read and
 // write ports (dma.hbm_port_bandwidth_gbps) and each HBM stack touched (hbm.stack_bandwidth_gbps
-// less refresh, 1 - t_rfc / t_refi; reads and writes share it). A DMA touching HBM adds the
-// part of the access latency of a row conflict (controller + t_rp + t_rcd + t_cl: rows are
-// hashed over the banks, so the requests of a DMA's last packet meet other rows open) that
-// the packet does not cover by streaming (short rows only). Completion keeps queue order per core.
+// less refresh, 1 - t_rfc / t_refi; reads and writes share it). A DMA touching HBM then ends
+// with its last packet's HBM access, a row conflict's up to its last byte (controller + t_rp +
+// t_rcd + t_cl + the granule's burst: rows are hashed over the banks, so the requests of a DMA's
+// last packet meet other rows open; hbm_tail_latency_ns): a read's where it outlasts the packet's
+// streaming (short rows only), a write's in full, as it is issued once the packet has been read.
+// Completion keeps queue order per core.
 //
 // Leaves out (the packet model has them): round-robin interleaving of queues at packet
 // boundaries (engines serve DMAs in submission order, so total throughput is right but a DMA
@@ -100,7 +102,6 @@ class TransferLevelDma final : public core::DmaBackend {
   const std::uint32_t cores_;
   const std::uint32_t engines_per_core_;
   const StackLayout layout_;
-  const double hbm_latency_ns_;
   std::vector<double> descriptor_free_ns_;  ///< per engine (pid * engines + e)
   std::vector<double> data_free_ns_;        ///< per engine
   /// Per core: engines 1 .. lockstep-1 are in engine 0's state and their own entries in the two

@@ -77,6 +77,22 @@ inline Instruction load(std::uint32_t rows, std::uint32_t bytes_per_row, std::ui
                   hbm(DType::kBFloat16, {rows, elements}, address), queue);
 }
 
+/// [rows, bytes_per_row] BF16 SBUF -> HBM store, HBM address `address`.
+inline Instruction store(std::uint32_t rows, std::uint32_t bytes_per_row, std::uint64_t address,
+                         std::uint8_t queue = 0) {
+  const std::uint32_t elements = bytes_per_row / 2;
+  return dma_copy(hbm(DType::kBFloat16, {rows, elements}, address),
+                  sbuf(DType::kBFloat16, rows, {elements}), queue);
+}
+
+/// [rows, bytes_per_row] BF16 HBM -> HBM copy from `src_address` to `dst_address`.
+inline Instruction hbm_copy(std::uint32_t rows, std::uint32_t bytes_per_row,
+                            std::uint64_t src_address, std::uint64_t dst_address) {
+  const std::uint32_t elements = bytes_per_row / 2;
+  return dma_copy(hbm(DType::kBFloat16, {rows, elements}, dst_address),
+                  hbm(DType::kBFloat16, {rows, elements}, src_address));
+}
+
 inline config::Params builtin(const std::string& name,
                               const std::vector<std::string>& overrides = {}) {
   return config::load_config(name, overrides).params;

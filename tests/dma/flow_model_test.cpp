@@ -132,14 +132,35 @@ TEST(FlowModel, AnHbmLoadOnOneEngineMatchesTheMeasuredCopy) {
 }
 
 TEST(FlowModel, AShortHbmLoadEndsWithTheLatencyOfARowConflict) {
-  // One 256 B row from HBM on engine 0: data from 450 for 256 / 23 = 11.1 ns, then the part of a
-  // row conflict's access latency (controller 50 + t_rp 14 + t_rcd 14 + t_cl 14 = 92 ns) its one
-  // packet does not cover: done at 450 + 92 = 542.
+  // One 256 B row from HBM on engine 0: data from 450 for 256 / 23 = 11.13 ns. The read was
+  // issued with the packet, so of a row conflict's access up to its last byte (controller 50 +
+  // t_rp 14 + t_rcd 14 + t_cl 14 + the 256 B burst at 725 / 16 B/ns, 5.65 = 97.65 ns) the part
+  // the packet's streaming does not cover shows: done at 450 + 97.65 = 547.65.
   FlowLevelDma system("memory", flow_pinned(), 1);
   Testbench bench("bench", system);
   const std::uint64_t e = bench.add(0, 0, load(1, 256, 0, 0));
   bench.run_all();
-  EXPECT_NEAR(bench.completion(e).complete_ns, 542.0, 0.01);
+  EXPECT_NEAR(bench.completion(e).complete_ns, 547.65, 0.01);
+}
+
+TEST(FlowModel, AShortHbmStoreEndsWithTheWholeWriteLatency) {
+  // One 256 B row to HBM: the write is issued once the packet has been read from SBUF
+  // (450 + 11.13), and its whole 97.65 ns access follows: done at 558.78.
+  FlowLevelDma system("memory", flow_pinned(), 1);
+  Testbench bench("bench", system);
+  const std::uint64_t e = bench.add(0, 0, store(1, 256, 0, 0));
+  bench.run_all();
+  EXPECT_NEAR(bench.completion(e).complete_ns, 558.78, 0.01);
+}
+
+TEST(FlowModel, AShortHbmToHbmCopyWaitsForTheReadThenTheWrite) {
+  // One 256 B row HBM -> HBM: the read ends at 450 + 97.65, the write takes 97.65 more:
+  // done at 645.30.
+  FlowLevelDma system("memory", flow_pinned(), 1);
+  Testbench bench("bench", system);
+  const std::uint64_t e = bench.add(0, 0, hbm_copy(1, 256, 0, 1 << 20));
+  bench.run_all();
+  EXPECT_NEAR(bench.completion(e).complete_ns, 645.30, 0.01);
 }
 
 TEST(FlowModel, EnginesInLockstepSplitWhenAnUnevenDmaArrives) {

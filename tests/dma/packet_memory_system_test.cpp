@@ -51,6 +51,20 @@ TEST(DmaCalibration, HardwareDescriptorGenerationAddsItsCost) {
 /// (16 x 23 = 368 B/ns), F = bytes per partition, with every load in flight at once: their
 /// latencies overlap, so only engine occupancy and bytes remain. (T4's published curve is a
 /// double-buffered stream whose latencies show: tests/validation, docs/validation.md.)
+TEST(DmaLatency, AnHbmWriteIsIssuedWhenItsPacketHasBeenRead) {
+  // One 256 B row SBUF -> HBM on an idle stack: the engine reads the packet from 450 for
+  // 256 / 23 = 11.13 ns, then writes it: at the channel 50 ns later (511.13), into a closed
+  // bank (activate t_rcd 14, CAS t_cl 14), its burst 256 / (725 / 16) = 5.65 ns: done at
+  // 544.78. The rate models add the same write latency with the row conflict they assume
+  // (t_rp 14 more, transfer_model_test.cpp).
+  const config::Params params = builtin("trn2");
+  PacketMemorySystem system("memory", params, 1, memory::banked_stacks(params.hbm));
+  Testbench bench("bench", system);
+  const std::uint64_t id = bench.add(0, 0, store(1, 256, 0));
+  bench.run_all();
+  EXPECT_NEAR(bench.completion(id).complete_ns, 544.78, 0.01);
+}
+
 TEST(DmaEvents, ThePacketModelReportsEachPacketWithItsEngineAndStack) {
   // The T4 copy above: 4 partitions x 8 KiB on one engine in 4 KiB packets: 8 packets of
   // 4,096 B, all on engine 0 (4 partitions fit one engine's 8), all reading HBM stack 0.
@@ -191,6 +205,28 @@ TEST(StackLayout, RefreshTakesItsShareOfTheStackBandwidth) {
   EXPECT_DOUBLE_EQ(refreshed_stack_bytes_per_ns(hbm), 1000.0);
   hbm.t_refi_ns = 100;  // refresh longer than its interval: at most 90 % off
   EXPECT_NEAR(refreshed_stack_bytes_per_ns(hbm), 100.0, 1e-9);
+}
+
+TEST(StackLayout, ALastPacketsHbmReadShowsWhereItOutlastsStreamingAWriteInFull) {
+  config::HbmParams hbm;  // 1,600 GB/s over 16 channels: 100 B/ns each; 64 B bursts
+  hbm.stack_bandwidth_gbps = 1600;
+  hbm.channels_per_stack = 16;
+  hbm.burst_bytes = 64;
+  hbm.interleave_bytes = 256;
+  hbm.controller_latency_ns = 50;
+  hbm.t_rp_ns = 10;
+  hbm.t_rcd_ns = 12;
+  hbm.t_cl_ns = 13;
+  // 50 + 10 + 12 + 13 = 85 ns to the CAS, then a granule's burst: 256 B in 2.56 ns; 100 B
+  // round up to two bursts, 1.28 ns; a 4 KiB packet's last granule is 256 B.
+  EXPECT_NEAR(row_conflict_latency_ns(hbm, 256), 87.56, 1e-9);
+  EXPECT_NEAR(row_conflict_latency_ns(hbm, 100), 86.28, 1e-9);
+  EXPECT_NEAR(row_conflict_latency_ns(hbm, 4096), 87.56, 1e-9);
+  EXPECT_NEAR(hbm_tail_latency_ns(hbm, true, false, 256, 20), 67.56, 1e-9);    // read
+  EXPECT_NEAR(hbm_tail_latency_ns(hbm, true, false, 4096, 178), 0.0, 1e-9);    // streams longer
+  EXPECT_NEAR(hbm_tail_latency_ns(hbm, false, true, 4096, 178), 87.56, 1e-9);  // write
+  EXPECT_NEAR(hbm_tail_latency_ns(hbm, true, true, 256, 20), 67.56 + 87.56, 1e-9);
+  EXPECT_DOUBLE_EQ(hbm_tail_latency_ns(hbm, false, false, 256, 20), 0.0);  // on chip
 }
 
 TEST(DmaBandwidth, TwoCoresSharingAStackEachGetAboutHalf) {

@@ -1,7 +1,8 @@
 // TransferLevelDma (dma.model = transfer): the closed-form engine timing, the rate limits and
 // queue order, against numbers worked out by hand from the header's formulas and the trn2
 // config (engine 23 B/ns, descriptor 25 ns, fixed 450 ns, prefetch 8, core cap 437.5,
-// stack 725 GB/s less refresh 350/3900, HBM latency of a row conflict 50 + 14 + 14 + 14 = 92 ns).
+// stack 725 GB/s less refresh 350/3900, HBM access of a row conflict up to the last byte of a
+// 256 B granule 50 + 14 + 14 + 14 + 256 / (725 / 16) = 97.65 ns).
 #include "dma/transfer_model.hpp"
 
 #include <gtest/gtest.h>
@@ -146,14 +147,37 @@ TEST(TransferModel, SmallRowsAreDescriptorBound) {
 }
 
 TEST(TransferModel, AShortHbmLoadEndsWithTheLatencyOfARowConflict) {
-  // One 256 B row from HBM on engine 0: data from 450 for 256 / 23 = 11.1 ns, then the part of
-  // the 92 ns row-conflict latency its one packet does not cover: done at 450 + 92 = 542.
+  // One 256 B row from HBM on engine 0: data from 450 for 256 / 23 = 11.13 ns; the read was
+  // issued with the packet, so the part of the 97.65 ns access its streaming does not cover
+  // shows: done at 450 + 97.65 = 547.65.
   const config::Params params = builtin("trn2");
   TransferLevelDma system(params, 1);
   Testbench bench("bench", system);
   const std::uint64_t id = bench.add(0, 0, load(1, 256, 0));
   bench.run_all();
-  EXPECT_NEAR(bench.completion(id).complete_ns, 542.0, 0.01);
+  EXPECT_NEAR(bench.completion(id).complete_ns, 547.65, 0.01);
+}
+
+TEST(TransferModel, AShortHbmStoreEndsWithTheWholeWriteLatency) {
+  // One 256 B row to HBM: its write is issued once the engine has read the packet from SBUF
+  // (450 + 11.13), so the whole 97.65 ns access follows: done at 558.78.
+  const config::Params params = builtin("trn2");
+  TransferLevelDma system(params, 1);
+  Testbench bench("bench", system);
+  const std::uint64_t id = bench.add(0, 0, store(1, 256, 0));
+  bench.run_all();
+  EXPECT_NEAR(bench.completion(id).complete_ns, 558.78, 0.01);
+}
+
+TEST(TransferModel, AShortHbmToHbmCopyWaitsForTheReadThenTheWrite) {
+  // One 256 B row HBM -> HBM: the read ends at 450 + 97.65, the write takes 97.65 more:
+  // done at 645.30.
+  const config::Params params = builtin("trn2");
+  TransferLevelDma system(params, 1);
+  Testbench bench("bench", system);
+  const std::uint64_t id = bench.add(0, 0, hbm_copy(1, 256, 0, 1 << 20));
+  bench.run_all();
+  EXPECT_NEAR(bench.completion(id).complete_ns, 645.30, 0.01);
 }
 
 TEST(TransferModel, LargeRowsRunAtTheEnginesPeak) {
