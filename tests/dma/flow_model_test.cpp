@@ -163,6 +163,37 @@ TEST(FlowModel, AShortHbmToHbmCopyWaitsForTheReadThenTheWrite) {
   EXPECT_NEAR(bench.completion(e).complete_ns, 645.30, 0.01);
 }
 
+// A stack of 100 GB/s (16 channels of 6.25 B/ns: a 256 B granule's burst takes 40.96 ns), less
+// refresh 350 / 3,900: 91.03 B/ns, and two DMAs of 128 rows x 2,048 B (262,144 B) from 450, on
+// queues 0 and 1; the engines (16 x 23 B/ns) outrun the stack.
+const std::vector<std::string> kSlowStack = {"hbm.stack_bandwidth_gbps=100"};
+
+TEST(FlowModel, ReadsAloneUseTheWholeStack) {
+  // Two loads: no turnaround; data ends at 450 + 524,288 / 91.03 = 6,209.78, then the part of
+  // the read latency (92 + 40.96 ns) its 2,048 B packet (89.04 ns) does not cover: 6,253.70.
+  FlowLevelDma system("memory", flow_pinned(kSlowStack), 1);
+  Testbench bench("bench", system);
+  const std::uint64_t a = bench.add(0, 0, load(128, 2048, 0, 0));
+  const std::uint64_t b = bench.add(0, 0, load(128, 2048, 1 << 20, 1));
+  bench.run_all();
+  EXPECT_NEAR(bench.completion(a).complete_ns, 6253.70, 0.01);
+  EXPECT_NEAR(bench.completion(b).complete_ns, 6253.70, 0.01);
+}
+
+TEST(FlowModel, ReadsAndWritesSharingAStackLoseItsBusToTurnarounds) {
+  // A load and a store: half of the requests read, so per granule 0.5 x 0.5 x (t_wtr 8 +
+  // t_rtw 4) = 3 ns of turnarounds beside its 40.96 ns burst: the stack moves
+  // 91.03 x 40.96 / 43.96 = 84.81 B/ns; data ends at 450 + 524,288 / 84.81 = 6,631.64. The load
+  // then takes 43.92 ns more (6,675.56), the store its whole write latency, 132.96 ns (6,764.60).
+  FlowLevelDma system("memory", flow_pinned(kSlowStack), 1);
+  Testbench bench("bench", system);
+  const std::uint64_t read = bench.add(0, 0, load(128, 2048, 0, 0));
+  const std::uint64_t write = bench.add(0, 0, store(128, 2048, 1 << 20, 1));
+  bench.run_all();
+  EXPECT_NEAR(bench.completion(read).complete_ns, 6675.56, 0.01);
+  EXPECT_NEAR(bench.completion(write).complete_ns, 6764.60, 0.01);
+}
+
 TEST(FlowModel, EnginesInLockstepSplitWhenAnUnevenDmaArrives) {
   // X and X2: 128 rows of 2,048 B on queue 0 at 0 (8 rows, 16,384 B per engine on each of the 16
   // engines); Y: 4 rows of 2,048 B on engine 0, queue 1, at 500 (ready 950). 64 B packets (equal
