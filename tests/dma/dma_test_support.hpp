@@ -164,6 +164,14 @@ inline double steady_rate(const Testbench& bench, std::uint64_t first, std::uint
   return static_cast<double>(last - first + 1) * bytes_each / span;
 }
 
+/// Runs `instruction` alone on `system` (core 0, submitted at 0); returns its completion, ns.
+inline double complete_alone(core::DmaBackend& system, const Instruction& instruction) {
+  Testbench bench("bench", system);
+  const std::uint64_t id = bench.add(0, 0, instruction);
+  bench.run_all();
+  return bench.completion(id).complete_ns;
+}
+
 /// Submits 12 HBM -> SBUF loads of [128, 16 KiB] on queue 0 (DMAs 0-11) and 12 SBUF -> HBM
 /// stores of the same size on queue 1 (DMAs 12-23), from core 0 at time 0. Returns the bytes of
 /// each DMA.

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dma_test_support.hpp"
@@ -137,47 +138,42 @@ TEST(FlowModel, AShortHbmLoadEndsWithTheLatencyOfARowConflict) {
   // t_rp 14 + t_rcd 14 + t_cl 14 + the 256 B burst at 725 / 16 B/ns, 5.65 = 97.65 ns) the part
   // the packet's streaming does not cover shows: done at 450 + 97.65 = 547.65.
   FlowLevelDma system("memory", flow_pinned(), 1);
-  Testbench bench("bench", system);
-  const std::uint64_t e = bench.add(0, 0, load(1, 256, 0, 0));
-  bench.run_all();
-  EXPECT_NEAR(bench.completion(e).complete_ns, 547.65, 0.01);
+  EXPECT_NEAR(complete_alone(system, load(1, 256, 0, 0)), 547.65, 0.01);
 }
 
 TEST(FlowModel, AShortHbmStoreEndsWithTheWholeWriteLatency) {
   // One 256 B row to HBM: the write is issued once the packet has been read from SBUF
   // (450 + 11.13), and its whole 97.65 ns access follows: done at 558.78.
   FlowLevelDma system("memory", flow_pinned(), 1);
-  Testbench bench("bench", system);
-  const std::uint64_t e = bench.add(0, 0, store(1, 256, 0, 0));
-  bench.run_all();
-  EXPECT_NEAR(bench.completion(e).complete_ns, 558.78, 0.01);
+  EXPECT_NEAR(complete_alone(system, store(1, 256, 0, 0)), 558.78, 0.01);
 }
 
 TEST(FlowModel, AShortHbmToHbmCopyWaitsForTheReadThenTheWrite) {
   // One 256 B row HBM -> HBM: the read ends at 450 + 97.65, the write takes 97.65 more:
   // done at 645.30.
   FlowLevelDma system("memory", flow_pinned(), 1);
-  Testbench bench("bench", system);
-  const std::uint64_t e = bench.add(0, 0, hbm_copy(1, 256, 0, 1 << 20));
-  bench.run_all();
-  EXPECT_NEAR(bench.completion(e).complete_ns, 645.30, 0.01);
+  EXPECT_NEAR(complete_alone(system, hbm_copy(1, 256, 0, 1 << 20)), 645.30, 0.01);
 }
 
 // A stack of 100 GB/s (16 channels of 6.25 B/ns: a 256 B granule's burst takes 40.96 ns), less
-// refresh 350 / 3,900: 91.03 B/ns, and two DMAs of 128 rows x 2,048 B (262,144 B) from 450, on
-// queues 0 and 1; the engines (16 x 23 B/ns) outrun the stack.
-const std::vector<std::string> kSlowStack = {"hbm.stack_bandwidth_gbps=100"};
+// refresh 350 / 3,900: 91.03 B/ns, and two DMAs of 128 rows x 2,048 B (262,144 B) from 450:
+// `first` from HBM address 0 on queue 0, `second` at 1 MiB on queue 1; the engines
+// (16 x 23 B/ns) outrun the stack. Returns their completions.
+std::pair<double, double> two_on_a_slow_stack(const Instruction& first, const Instruction& second) {
+  FlowLevelDma system("memory", flow_pinned({"hbm.stack_bandwidth_gbps=100"}), 1);
+  Testbench bench("bench", system);
+  const std::uint64_t a = bench.add(0, 0, first);
+  const std::uint64_t b = bench.add(0, 0, second);
+  bench.run_all();
+  return {bench.completion(a).complete_ns, bench.completion(b).complete_ns};
+}
 
 TEST(FlowModel, ReadsAloneUseTheWholeStack) {
   // Two loads: no turnaround; data ends at 450 + 524,288 / 91.03 = 6,209.78, then the part of
   // the read latency (92 + 40.96 ns) its 2,048 B packet (89.04 ns) does not cover: 6,253.70.
-  FlowLevelDma system("memory", flow_pinned(kSlowStack), 1);
-  Testbench bench("bench", system);
-  const std::uint64_t a = bench.add(0, 0, load(128, 2048, 0, 0));
-  const std::uint64_t b = bench.add(0, 0, load(128, 2048, 1 << 20, 1));
-  bench.run_all();
-  EXPECT_NEAR(bench.completion(a).complete_ns, 6253.70, 0.01);
-  EXPECT_NEAR(bench.completion(b).complete_ns, 6253.70, 0.01);
+  const auto [a, b] = two_on_a_slow_stack(load(128, 2048, 0, 0), load(128, 2048, 1 << 20, 1));
+  EXPECT_NEAR(a, 6253.70, 0.01);
+  EXPECT_NEAR(b, 6253.70, 0.01);
 }
 
 TEST(FlowModel, ReadsAndWritesSharingAStackLoseItsBusToTurnarounds) {
@@ -185,13 +181,10 @@ TEST(FlowModel, ReadsAndWritesSharingAStackLoseItsBusToTurnarounds) {
   // t_rtw 4) = 3 ns of turnarounds beside its 40.96 ns burst: the stack moves
   // 91.03 x 40.96 / 43.96 = 84.81 B/ns; data ends at 450 + 524,288 / 84.81 = 6,631.64. The load
   // then takes 43.92 ns more (6,675.56), the store its whole write latency, 132.96 ns (6,764.60).
-  FlowLevelDma system("memory", flow_pinned(kSlowStack), 1);
-  Testbench bench("bench", system);
-  const std::uint64_t read = bench.add(0, 0, load(128, 2048, 0, 0));
-  const std::uint64_t write = bench.add(0, 0, store(128, 2048, 1 << 20, 1));
-  bench.run_all();
-  EXPECT_NEAR(bench.completion(read).complete_ns, 6675.56, 0.01);
-  EXPECT_NEAR(bench.completion(write).complete_ns, 6764.60, 0.01);
+  const auto [read, write] =
+      two_on_a_slow_stack(load(128, 2048, 0, 0), store(128, 2048, 1 << 20, 1));
+  EXPECT_NEAR(read, 6675.56, 0.01);
+  EXPECT_NEAR(write, 6764.60, 0.01);
 }
 
 TEST(FlowModel, EnginesInLockstepSplitWhenAnUnevenDmaArrives) {

@@ -59,10 +59,7 @@ TEST(DmaLatency, AnHbmWriteIsIssuedWhenItsPacketHasBeenRead) {
   // (t_rp 14 more, transfer_model_test.cpp).
   const config::Params params = builtin("trn2");
   PacketMemorySystem system("memory", params, 1, memory::banked_stacks(params.hbm));
-  Testbench bench("bench", system);
-  const std::uint64_t id = bench.add(0, 0, store(1, 256, 0));
-  bench.run_all();
-  EXPECT_NEAR(bench.completion(id).complete_ns, 544.78, 0.01);
+  EXPECT_NEAR(complete_alone(system, store(1, 256, 0)), 544.78, 0.01);
 }
 
 TEST(DmaEvents, ThePacketModelReportsEachPacketWithItsEngineAndStack) {

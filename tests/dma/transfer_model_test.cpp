@@ -152,10 +152,7 @@ TEST(TransferModel, AShortHbmLoadEndsWithTheLatencyOfARowConflict) {
   // shows: done at 450 + 97.65 = 547.65.
   const config::Params params = builtin("trn2");
   TransferLevelDma system(params, 1);
-  Testbench bench("bench", system);
-  const std::uint64_t id = bench.add(0, 0, load(1, 256, 0));
-  bench.run_all();
-  EXPECT_NEAR(bench.completion(id).complete_ns, 547.65, 0.01);
+  EXPECT_NEAR(complete_alone(system, load(1, 256, 0)), 547.65, 0.01);
 }
 
 TEST(TransferModel, AShortHbmStoreEndsWithTheWholeWriteLatency) {
@@ -163,10 +160,7 @@ TEST(TransferModel, AShortHbmStoreEndsWithTheWholeWriteLatency) {
   // (450 + 11.13), so the whole 97.65 ns access follows: done at 558.78.
   const config::Params params = builtin("trn2");
   TransferLevelDma system(params, 1);
-  Testbench bench("bench", system);
-  const std::uint64_t id = bench.add(0, 0, store(1, 256, 0));
-  bench.run_all();
-  EXPECT_NEAR(bench.completion(id).complete_ns, 558.78, 0.01);
+  EXPECT_NEAR(complete_alone(system, store(1, 256, 0)), 558.78, 0.01);
 }
 
 TEST(TransferModel, AShortHbmToHbmCopyWaitsForTheReadThenTheWrite) {
@@ -174,10 +168,7 @@ TEST(TransferModel, AShortHbmToHbmCopyWaitsForTheReadThenTheWrite) {
   // done at 645.30.
   const config::Params params = builtin("trn2");
   TransferLevelDma system(params, 1);
-  Testbench bench("bench", system);
-  const std::uint64_t id = bench.add(0, 0, hbm_copy(1, 256, 0, 1 << 20));
-  bench.run_all();
-  EXPECT_NEAR(bench.completion(id).complete_ns, 645.30, 0.01);
+  EXPECT_NEAR(complete_alone(system, hbm_copy(1, 256, 0, 1 << 20)), 645.30, 0.01);
 }
 
 TEST(TransferModel, LargeRowsRunAtTheEnginesPeak) {
