@@ -49,8 +49,6 @@ FlowLevelDma::FlowLevelDma(sc_core::sc_module_name name, const config::Params& p
     engine.queue_done_ns.assign(queues_per_engine_, 0.0);
   }
   stack_load_.assign(layout_.stacks(), 0.0);
-  stack_read_load_.assign(layout_.stacks(), 0.0);
-  stack_capacity_.assign(layout_.stacks(), 0.0);
   stack_stats_.resize(stack_load_.size());
   for (CoreDmaStats& stats : core_stats_) stats.queues.resize(queues_per_engine_);
   SC_METHOD(wake);
@@ -508,32 +506,21 @@ void FlowLevelDma::recompute_rates() {
   limit(read_ports_, [](const Item& item) { return item.read_stack >= 0; });
   limit(write_ports_, [](const Item& item) { return item.write_stack >= 0; });
   std::fill(stack_load_.begin(), stack_load_.end(), 0.0);
-  std::fill(stack_read_load_.begin(), stack_read_load_.end(), 0.0);
   const auto stack_of_item = [](const Item& item) {
     return static_cast<std::size_t>(item.read_stack >= 0 ? item.read_stack : item.write_stack);
   };
   for (std::uint32_t index : active_) {
     const Item& item = items_[index];
-    if (item.read_stack >= 0 || item.write_stack >= 0) {
+    if (item.read_stack >= 0 || item.write_stack >= 0)
       stack_load_[stack_of_item(item)] += item.rate * item.lanes;
-      if (item.read_stack >= 0) stack_read_load_[stack_of_item(item)] += item.rate * item.lanes;
-    }
   }
-  bool any_binds = false;
-  for (std::size_t stack = 0; stack < stack_load_.size(); ++stack) {
-    const double load = stack_load_[stack];
-    double capacity = stack_bytes_per_ns_;
-    if (load > 0) capacity *= turnaround_efficiency(params_.hbm, stack_read_load_[stack] / load);
-    stack_capacity_[stack] = capacity;
-    any_binds = any_binds || load > capacity;
-  }
-  if (any_binds) {
+  if (std::any_of(stack_load_.begin(), stack_load_.end(),
+                  [&](double load) { return load > stack_bytes_per_ns_; })) {
     for (std::uint32_t index : active_) {
       Item& item = items_[index];
       if (item.read_stack < 0 && item.write_stack < 0) continue;
-      const std::size_t stack = stack_of_item(item);
-      const double sum = stack_load_[stack];
-      if (sum > stack_capacity_[stack]) item.rate *= stack_capacity_[stack] / sum;
+      const double sum = stack_load_[stack_of_item(item)];
+      if (sum > stack_bytes_per_ns_) item.rate *= stack_bytes_per_ns_ / sum;
     }
   }
   // The descriptors each engine's data path uses at the final rates; engines the unit cannot

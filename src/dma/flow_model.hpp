@@ -22,9 +22,7 @@
 // sum exceeds it (the core's cap and ports only once the burst allowance the packet model gives
 // them, one 4 KiB packet per engine, is spent: a token bucket): the core's DMA cap, its HBM read
 // and write ports, and each HBM stack
-// (hbm.stack_bandwidth_gbps less refresh, 1 - t_rfc / t_refi, times the share of the bus left by
-// read/write turnarounds when its reads and writes interleave, turnaround_efficiency(); all cores
-// of the stack). An engine
+// (hbm.stack_bandwidth_gbps less refresh, 1 - t_rfc / t_refi; all cores of the stack). An engine
 // whose item a cap holds back moves no other data meanwhile (back-pressure, as in the packet
 // model). Rates change only when an item becomes ready or finishes or an engine's prefetch runs
 // out, so the model advances from one such event to the next (descriptors becoming fetchable are
@@ -39,7 +37,7 @@
 // wakes at most once per dma.fixed_cost_ns of simulated time while DMAs are active: a DMA submitted
 // at t cannot move data before t + fixed_cost_ns, so everything up to then is final (conservative
 // lookahead). Leaves out (the packet model has them): strict-priority arbitration, HBM channels,
-// banks, row buffers and the latency of turnarounds, packet granularity (a queue's turn is a packet, not a fluid
+// banks, row buffers and turnarounds, packet granularity (a queue's turn is a packet, not a fluid
 // share, and prefetch is a fluid amount, not whole descriptors), and per-packet trace events.
 #pragma once
 
@@ -188,8 +186,6 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
   std::vector<bool> core_touched_;
   std::vector<std::uint32_t> draining_;  ///< cores with a bucket spending its credit
   std::vector<double> stack_load_;       ///< scratch: per stack
-  std::vector<double> stack_read_load_;  ///< scratch: per stack, the part reading
-  std::vector<double> stack_capacity_;   ///< scratch: per stack, its rate at the current mix
   std::vector<std::uint32_t> to_finish_;
   std::vector<Bucket*> exhausted_;
   std::vector<std::uint32_t> core_items_;  ///< per core: items queued on its engines

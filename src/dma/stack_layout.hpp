@@ -55,34 +55,17 @@ inline double refreshed_stack_bytes_per_ns(const config::HbmParams& hbm) {
   return hbm.stack_bandwidth_gbps * (1.0 - refresh);
 }
 
-/// The data-bus time of a request of `bytes` (at most one interleave granule: a request never
-/// spans two) on its channel, in whole bursts, ns.
-inline double channel_burst_ns(const config::HbmParams& hbm, double bytes) {
+/// The access latency of a request whose bank has another row open, up to its last byte
+/// (controller + t_rp + t_rcd + t_cl + the burst of `bytes`, at most one interleave granule, on
+/// its channel), ns. Rows are hashed over the banks, so a DMA's last packet meets other rows open.
+inline double row_conflict_latency_ns(const config::HbmParams& hbm, double bytes) {
   const double channel_bytes_per_ns =
       hbm.stack_bandwidth_gbps / static_cast<double>(std::max(1, hbm.channels_per_stack));
   const double burst_bytes = static_cast<double>(std::max(1, hbm.burst_bytes));
   const double granule = std::min(bytes, static_cast<double>(std::max(1, hbm.interleave_bytes)));
-  return std::ceil(granule / burst_bytes) * burst_bytes / channel_bytes_per_ns;
-}
-
-/// The access latency of a request whose bank has another row open, up to its last byte
-/// (controller + t_rp + t_rcd + t_cl + the burst of `bytes` on its channel), ns. Rows are hashed
-/// over the banks, so a DMA's last packet meets other rows open.
-inline double row_conflict_latency_ns(const config::HbmParams& hbm, double bytes) {
+  const double bursts = std::ceil(granule / burst_bytes);
   return hbm.controller_latency_ns + hbm.t_rp_ns + hbm.t_rcd_ns + hbm.t_cl_ns +
-         channel_burst_ns(hbm, bytes);
-}
-
-/// The share of a channel's bus time that moves data when reads (a share `read_share` of the
-/// requests) and writes arrive interleaved at random, as the packet model's controller takes
-/// them (in arrival order, no write batching): each granule's burst g plus, per granule, the
-/// turnarounds between a read and a write either way, read_share x (1 - read_share) x
-/// (t_wtr + t_rtw): g / (g + that). 1 for reads or writes alone.
-inline double turnaround_efficiency(const config::HbmParams& hbm, double read_share) {
-  const double granule_ns = channel_burst_ns(hbm, static_cast<double>(hbm.interleave_bytes));
-  const double mixed = std::clamp(read_share, 0.0, 1.0) * (1.0 - std::clamp(read_share, 0.0, 1.0));
-  const double turnarounds_ns = mixed * (std::max(0.0, hbm.t_wtr_ns) + std::max(0.0, hbm.t_rtw_ns));
-  return granule_ns > 0 ? granule_ns / (granule_ns + turnarounds_ns) : 1.0;
+         bursts * burst_bytes / channel_bytes_per_ns;
 }
 
 /// What the rate models (transfer, flow) add to a DMA touching HBM after its engines have moved

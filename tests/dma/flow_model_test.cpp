@@ -14,7 +14,6 @@
 #include <gtest/gtest.h>
 
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "dma_test_support.hpp"
@@ -153,38 +152,6 @@ TEST(FlowModel, AShortHbmToHbmCopyWaitsForTheReadThenTheWrite) {
   // done at 645.30.
   FlowLevelDma system("memory", flow_pinned(), 1);
   EXPECT_NEAR(complete_alone(system, hbm_copy(1, 256, 0, 1 << 20)), 645.30, 0.01);
-}
-
-// A stack of 100 GB/s (16 channels of 6.25 B/ns: a 256 B granule's burst takes 40.96 ns), less
-// refresh 350 / 3,900: 91.03 B/ns, and two DMAs of 128 rows x 2,048 B (262,144 B) from 450:
-// `first` from HBM address 0 on queue 0, `second` at 1 MiB on queue 1; the engines
-// (16 x 23 B/ns) outrun the stack. Returns their completions.
-std::pair<double, double> two_on_a_slow_stack(const Instruction& first, const Instruction& second) {
-  FlowLevelDma system("memory", flow_pinned({"hbm.stack_bandwidth_gbps=100"}), 1);
-  Testbench bench("bench", system);
-  const std::uint64_t a = bench.add(0, 0, first);
-  const std::uint64_t b = bench.add(0, 0, second);
-  bench.run_all();
-  return {bench.completion(a).complete_ns, bench.completion(b).complete_ns};
-}
-
-TEST(FlowModel, ReadsAloneUseTheWholeStack) {
-  // Two loads: no turnaround; data ends at 450 + 524,288 / 91.03 = 6,209.78, then the part of
-  // the read latency (92 + 40.96 ns) its 2,048 B packet (89.04 ns) does not cover: 6,253.70.
-  const auto [a, b] = two_on_a_slow_stack(load(128, 2048, 0, 0), load(128, 2048, 1 << 20, 1));
-  EXPECT_NEAR(a, 6253.70, 0.01);
-  EXPECT_NEAR(b, 6253.70, 0.01);
-}
-
-TEST(FlowModel, ReadsAndWritesSharingAStackLoseItsBusToTurnarounds) {
-  // A load and a store: half of the requests read, so per granule 0.5 x 0.5 x (t_wtr 8 +
-  // t_rtw 4) = 3 ns of turnarounds beside its 40.96 ns burst: the stack moves
-  // 91.03 x 40.96 / 43.96 = 84.81 B/ns; data ends at 450 + 524,288 / 84.81 = 6,631.64. The load
-  // then takes 43.92 ns more (6,675.56), the store its whole write latency, 132.96 ns (6,764.60).
-  const auto [read, write] =
-      two_on_a_slow_stack(load(128, 2048, 0, 0), store(128, 2048, 1 << 20, 1));
-  EXPECT_NEAR(read, 6675.56, 0.01);
-  EXPECT_NEAR(write, 6764.60, 0.01);
 }
 
 TEST(FlowModel, EnginesInLockstepSplitWhenAnUnevenDmaArrives) {

@@ -226,25 +226,6 @@ TEST(StackLayout, ALastPacketsHbmReadShowsWhereItOutlastsStreamingAWriteInFull) 
   EXPECT_DOUBLE_EQ(hbm_tail_latency_ns(hbm, false, false, 256, 20), 0.0);  // on chip
 }
 
-TEST(StackLayout, InterleavedReadsAndWritesPayTurnaroundsPerGranule) {
-  config::HbmParams hbm;  // 100 B/ns per channel: a 256 B granule's burst takes 2.56 ns
-  hbm.stack_bandwidth_gbps = 1600;
-  hbm.channels_per_stack = 16;
-  hbm.burst_bytes = 64;
-  hbm.interleave_bytes = 256;
-  hbm.t_wtr_ns = 8;
-  hbm.t_rtw_ns = 4;
-  // Half reads: 0.5 x 0.5 x 12 = 3 ns of turnarounds per granule; a quarter: 0.1875 x 12.
-  EXPECT_NEAR(turnaround_efficiency(hbm, 0.5), 2.56 / 5.56, 1e-12);
-  EXPECT_NEAR(turnaround_efficiency(hbm, 0.25), 2.56 / 4.81, 1e-12);
-  EXPECT_NEAR(turnaround_efficiency(hbm, 0.75), 2.56 / 4.81, 1e-12);
-  EXPECT_DOUBLE_EQ(turnaround_efficiency(hbm, 1.0), 1.0);  // reads alone
-  EXPECT_DOUBLE_EQ(turnaround_efficiency(hbm, 0.0), 1.0);  // writes alone
-  hbm.t_wtr_ns = 0;
-  hbm.t_rtw_ns = 0;
-  EXPECT_DOUBLE_EQ(turnaround_efficiency(hbm, 0.5), 1.0);
-}
-
 TEST(DmaBandwidth, TwoCoresSharingAStackEachGetAboutHalf) {
   // Trn2, stack bandwidth lowered to 368 GB/s = one core's DMA peak, so the stack is the
   // bottleneck once two cores stream. Cores 0 and 1 share stack 0 (hbm.cores_per_stack = 2);
