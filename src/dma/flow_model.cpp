@@ -20,6 +20,8 @@ FlowLevelDma::FlowLevelDma(sc_core::sc_module_name name, const config::Params& p
       cores_(std::max<std::uint32_t>(1, cores)),
       engines_per_core_(static_cast<std::uint32_t>(std::max(1, params.dma.engines_per_core))),
       queues_per_engine_(static_cast<std::uint32_t>(std::max(1, params.dma.queues_per_engine))),
+      strict_priority_(params.dma.arbitration == config::DmaArbitration::strict_priority),
+      priority_classes_(static_cast<std::uint32_t>(std::max(1, params.dma.priority_classes))),
       layout_(params, cores_),
       lookahead_ns_(std::max(params.dma.fixed_cost_ns, 0.0)),
       stack_bytes_per_ns_(refreshed_stack_bytes_per_ns(params.hbm)),
@@ -317,6 +319,12 @@ void FlowLevelDma::progress_to(double time_ns) {
   if (dt > 0) {
     for (std::uint32_t index : active_) {
       Item& item = items_[index];
+      if (!item.moved && item.rate > 0) {
+        // Its first data (later than its activation when a higher priority class held it).
+        item.moved = true;
+        Transfer& transfer = transfers_[item.transfer];
+        transfer.first_data_ns = std::min(transfer.first_data_ns, model_ns_);
+      }
       item.remaining -= item.rate * dt;
     }
     for (std::uint32_t pid : touched_) {
@@ -398,13 +406,11 @@ void FlowLevelDma::advance(double horizon_ns) {
 
 void FlowLevelDma::activate(std::uint32_t index, double time_ns) {
   Item& item = items_[index];
-  Transfer& transfer = transfers_[item.transfer];
   if (item.remaining <= 0) {
     // An engine without rows: it writes its semaphore when the DMA is ready, in queue order.
     finish(index, time_ns);
     return;
   }
-  transfer.first_data_ns = std::min(transfer.first_data_ns, time_ns);
   item.active_slot = static_cast<std::uint32_t>(active_.size());
   active_.push_back(index);
   ++engines_[item.engine].ready_queues;
@@ -459,14 +465,23 @@ void FlowLevelDma::recompute_rates() {
     EngineState& engine = engines_[item.engine];
     engine.round_data_ns = 0;
     engine.round_descriptor_ns = 0;
+    engine.serving_class = ~0u;
     if (!core_touched_[item.pid]) {
       core_touched_[item.pid] = true;
       touched_.push_back(item.pid);
     }
   }
+  // Strict priority: the round robin runs between the ready items of the engine's highest class
+  // only; the others wait.
   for (std::uint32_t index : active_) {
     const Item& item = items_[index];
     EngineState& engine = engines_[item.engine];
+    engine.serving_class = std::min(engine.serving_class, class_of(item.queue));
+  }
+  for (std::uint32_t index : active_) {
+    const Item& item = items_[index];
+    EngineState& engine = engines_[item.engine];
+    if (class_of(item.queue) != engine.serving_class) continue;
     engine.round_data_ns += item.packet * item.data_ns_per_byte;
     engine.round_descriptor_ns += item.packet * item.descriptor_ns_per_byte;
   }
@@ -475,6 +490,10 @@ void FlowLevelDma::recompute_rates() {
   for (std::uint32_t index : active_) {
     Item& item = items_[index];
     const EngineState& engine = engines_[item.engine];
+    if (class_of(item.queue) != engine.serving_class) {
+      item.rate = 0;
+      continue;
+    }
     item.rate = item.packet / (engine.prefetched > 0
                                    ? engine.round_data_ns
                                    : std::max(engine.round_data_ns, engine.round_descriptor_ns));

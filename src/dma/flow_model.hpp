@@ -6,8 +6,10 @@
 // f = t, or when its generator made them (hwdge/swdge: DescriptorGenerators); its data may move
 // from ready = max(f + dma.descriptor_overhead_ns, f + dma.fixed_cost_ns). Each engine owning
 // rows gets an item of b_e bytes and n_e descriptors on the DMA's queue. An engine serves its
-// queues in order within a queue and round robin between the queues whose head item is ready,
-// one packet per queue and turn, as the packet model does, but in closed form: a round moves one
+// queues in order within a queue and round robin between the queues whose head item is ready
+// (under dma.arbitration strict_priority: between those of the highest priority class with a
+// ready head; the others wait), one packet per queue and turn, as the packet model does, but in
+// closed form: a round moves one
 // packet p_j = min(descriptor bytes D_j, dma.packet_bytes) of each ready item j and takes
 // T = sum p_j / r_j (r_j: engine bandwidth x the transfer's efficiency), so item i moves at
 // p_i / T, while the engine's descriptor unit has descriptors prefetched; once they are spent,
@@ -36,7 +38,7 @@
 // (lockstep): one item per DMA instead of one per engine, with the same results. One SC_METHOD
 // wakes at most once per dma.fixed_cost_ns of simulated time while DMAs are active: a DMA submitted
 // at t cannot move data before t + fixed_cost_ns, so everything up to then is final (conservative
-// lookahead). Leaves out (the packet model has them): strict-priority arbitration, HBM channels,
+// lookahead). Leaves out (the packet model has them): HBM channels,
 // banks, row buffers and turnarounds, packet granularity (a queue's turn is a packet, not a fluid
 // share, and prefetch is a fluid amount, not whole descriptors), and per-packet trace events.
 #pragma once
@@ -108,6 +110,7 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
     /// Engines this item stands for: all the core's engines while the core runs in lockstep
     /// (every DMA in flight spread evenly over them, so they all hold identical items), else 1.
     std::uint32_t lanes = 1;
+    bool moved = false;  ///< has moved data (its transfer's first data is set)
   };
   struct EngineState {
     std::vector<std::vector<std::uint32_t>> queues;  ///< item FIFOs (head at index `heads[q]`)
@@ -116,6 +119,9 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
     std::uint32_t ready_queues = 0;     ///< queues whose head is active
     double round_data_ns = 0;           ///< scratch: one round-robin round's data-path time
     double round_descriptor_ns = 0;     ///< scratch: and its descriptor-unit time
+    /// Scratch: the priority class it serves (strict priority: the highest among its ready
+    /// items; round robin: every item's, 0).
+    std::uint32_t serving_class = 0;
     /// Descriptor unit: `prefetched` descriptors processed ahead of the data path (at most
     /// dma.descriptor_prefetch and at most `outstanding`, the descriptors of its fetchable items
     /// the data path has not consumed yet); `consumed_per_ns` the data path's use at the
@@ -154,6 +160,13 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
   const std::uint32_t cores_;
   const std::uint32_t engines_per_core_;
   const std::uint32_t queues_per_engine_;
+  /// dma.arbitration strict_priority: an engine serves only the ready items of its highest
+  /// priority class (queue q in class q x dma.priority_classes / queues, 0 highest).
+  const bool strict_priority_;
+  const std::uint32_t priority_classes_;
+  std::uint32_t class_of(std::uint32_t queue) const {
+    return strict_priority_ ? queue * priority_classes_ / queues_per_engine_ : 0;
+  }
   const StackLayout layout_;
   const double lookahead_ns_;
   const double stack_bytes_per_ns_;
