@@ -146,6 +146,7 @@ void FlowLevelDma::submit(std::uint32_t pid, std::uint64_t id,
     item.engine = pid * engines_per_core_ + e;
     item.pid = pid;
     item.queue = queue;
+    item.priority_class = class_of(queue);
     item.lanes = lanes;
     item.ready_ns = ready;
     item.remaining = bytes;
@@ -476,12 +477,12 @@ void FlowLevelDma::recompute_rates() {
   for (std::uint32_t index : active_) {
     const Item& item = items_[index];
     EngineState& engine = engines_[item.engine];
-    engine.serving_class = std::min(engine.serving_class, class_of(item.queue));
+    engine.serving_class = std::min(engine.serving_class, item.priority_class);
   }
   for (std::uint32_t index : active_) {
     const Item& item = items_[index];
     EngineState& engine = engines_[item.engine];
-    if (class_of(item.queue) != engine.serving_class) continue;
+    if (item.priority_class != engine.serving_class) continue;
     engine.round_data_ns += item.packet * item.data_ns_per_byte;
     engine.round_descriptor_ns += item.packet * item.descriptor_ns_per_byte;
   }
@@ -490,7 +491,7 @@ void FlowLevelDma::recompute_rates() {
   for (std::uint32_t index : active_) {
     Item& item = items_[index];
     const EngineState& engine = engines_[item.engine];
-    if (class_of(item.queue) != engine.serving_class) {
+    if (item.priority_class != engine.serving_class) {
       item.rate = 0;
       continue;
     }

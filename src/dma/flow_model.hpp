@@ -95,6 +95,7 @@ class FlowLevelDma : public sc_core::sc_module, public core::DmaBackend {
     std::uint32_t engine = 0;  ///< pid * engines_per_core + engine
     std::uint32_t pid = 0;
     std::uint32_t queue = 0;
+    std::uint32_t priority_class = 0;  ///< class_of(queue)
     double ready_ns = 0;
     double remaining = 0;         ///< bytes
     double packet = 0;            ///< bytes of one of its packets: min(descriptor, packet_bytes)
