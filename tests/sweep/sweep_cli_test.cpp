@@ -31,6 +31,13 @@ using testing::write_file;
 const std::string kTrnsim = TRNSIM_BINARY;
 const std::string kVectorAdd = std::string(TRNSIM_SOURCE_DIR) + "/examples/kernels/vector_add.json";
 
+/// The sanitizer suite (scripts/test.sh --sanitize) leaves out the sweeps of many points: they
+/// repeat the worker and result paths the smaller sweeps here take, at minutes under the
+/// sanitizers. The Release suite runs them.
+bool in_sanitizer_suite() {
+  return std::getenv("TRNSIM_SANITIZER_SUITE") != nullptr;
+}
+
 struct Output {
   int exit_code = -1;
   std::string out;
@@ -100,6 +107,7 @@ const std::string kSpec36 = R"({
   "metrics": ["time_us", "bottleneck"]})";
 
 TEST(SweepCli, FiftyPointSweepMatchesIndividualRuns) {
+  if (in_sanitizer_suite()) GTEST_SKIP() << "sanitizer suite: the Release suite runs this sweep";
   ScratchDir dir;
   // 5 values of T x 2 of F x 5 fixed DMA costs = 50 points.
   write_file(dir.file("spec.json"), R"({
@@ -218,6 +226,7 @@ TEST(SweepCli, InterruptedSweepExits130AndResumes) {
 }
 
 TEST(SweepCli, UnionOfShardsEqualsTheFullSweep) {
+  if (in_sanitizer_suite()) GTEST_SKIP() << "sanitizer suite: the Release suite runs this sweep";
   ScratchDir dir;
   write_file(dir.file("spec.json"), kSpec36);
   ASSERT_EQ(trnsim(dir, {"sweep", "spec.json", "-j", "2", "--progress", "none", "-o", "ref.jsonl"})
