@@ -1,21 +1,27 @@
 #!/usr/bin/env python3
 """`trnsim run --report`: every example kernel's report is one self-contained HTML page (no
 scripts, no fetches), carries its sections and charts, and renders in a real headless Chromium
-with charts that are not empty (coloured chart pixels in the screenshot) and no console error.
+(one browser for every page, driven over the DevTools protocol) with charts that are not empty
+(coloured chart pixels in the screenshot) and no console message, exception or log entry.
 
 Usage: html_report_test.py TRNSIM SOURCE_DIR
 Exit 77 (CTest SKIP_RETURN_CODE) with a message when Chromium is missing or cannot start; the
 structural checks have run by then.
 """
-import concurrent.futures
+import base64
 import glob
+import json
 import os
+import select
 import shutil
 import struct
 import subprocess
 import sys
 import tempfile
+import time
 import zlib
+
+import numpy
 
 SKIP = 77
 # The chart palette (util/svg_chart.cpp, Okabe-Ito): the first three line/bar colours.
@@ -57,12 +63,11 @@ def check_structure(path, kernel, with_source_lines):
         fail(f"{kernel}: expected at least the utilisation and engine charts")
 
 
-def png_pixels(path):
-    """(width, height, rows of RGB tuples) of an 8-bit RGB/RGBA non-interlaced PNG."""
-    with open(path, "rb") as f:
-        data = f.read()
+def png_pixels(data, name):
+    """Pixels of an 8-bit RGB/RGBA non-interlaced PNG (bytes): a numpy array [height, width,
+    channels]."""
     if data[:8] != b"\x89PNG\r\n\x1a\n":
-        fail(f"{path}: not a PNG")
+        fail(f"{name}: not a PNG")
     pos, idat, width, height, colour, depth = 8, b"", 0, 0, 0, 0
     while pos < len(data):
         length, kind = struct.unpack(">I4s", data[pos:pos + 8])
@@ -70,49 +75,155 @@ def png_pixels(path):
         if kind == b"IHDR":
             width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", chunk)
             if depth != 8 or colour not in (2, 6) or interlace:
-                fail(f"{path}: unsupported PNG (depth {depth}, colour {colour})")
+                fail(f"{name}: unsupported PNG (depth {depth}, colour {colour})")
         elif kind == b"IDAT":
             idat += chunk
         pos += 12 + length
     channels = 4 if colour == 6 else 3
-    raw = zlib.decompress(idat)
     stride = width * channels
-    rows, previous = [], bytearray(stride)
+    raw = numpy.frombuffer(zlib.decompress(idat), dtype=numpy.uint8).reshape(height, stride + 1)
+    pixels = numpy.zeros((height, stride), dtype=numpy.uint8)
+    previous = numpy.zeros(stride, dtype=numpy.uint8)
     for y in range(height):
-        start = y * (stride + 1)
-        kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
-        for i in range(stride):
-            left = line[i - channels] if i >= channels else 0
-            up = previous[i]
-            up_left = previous[i - channels] if i >= channels else 0
-            if kind == 1:
-                line[i] = (line[i] + left) & 0xFF
-            elif kind == 2:
-                line[i] = (line[i] + up) & 0xFF
-            elif kind == 3:
-                line[i] = (line[i] + (left + up) // 2) & 0xFF
-            elif kind == 4:
-                p = left + up - up_left
-                pa, pb, pc = abs(p - left), abs(p - up), abs(p - up_left)
-                pred = left if pa <= pb and pa <= pc else (up if pb <= pc else up_left)
-                line[i] = (line[i] + pred) & 0xFF
-        rows.append(line)
-        previous = line
-    return width, height, rows, channels
+        kind, line = raw[y, 0], raw[y, 1:]
+        # uint8 arithmetic wraps modulo 256, as the PNG filters are defined.
+        if kind == 0:
+            row = line.copy()
+        elif kind == 1:  # Sub: a running sum per channel along the row
+            row = numpy.cumsum(line.reshape(width, channels), axis=0, dtype=numpy.uint8).ravel()
+        elif kind == 2:  # Up
+            row = line + previous
+        else:  # Average (3) and Paeth (4) depend on the pixel to the left: byte by byte
+            row = bytearray(line.tobytes())
+            up_row = previous.tolist()
+            for i in range(stride):
+                left = row[i - channels] if i >= channels else 0
+                up = up_row[i]
+                if kind == 3:
+                    row[i] = (row[i] + (left + up) // 2) & 0xFF
+                else:
+                    up_left = up_row[i - channels] if i >= channels else 0
+                    p = left + up - up_left
+                    pa, pb, pc = abs(p - left), abs(p - up), abs(p - up_left)
+                    pred = left if pa <= pb and pa <= pc else (up if pb <= pc else up_left)
+                    row[i] = (row[i] + pred) & 0xFF
+            row = numpy.frombuffer(bytes(row), dtype=numpy.uint8)
+        pixels[y] = row
+        previous = pixels[y]
+    return pixels.reshape(height, width, channels)
 
 
-def chart_pixels(path):
-    """Pixels of the screenshot in one of the chart colours (within a small tolerance)."""
-    width, height, rows, channels = png_pixels(path)
-    count = 0
-    for line in rows:
-        for x in range(0, width * channels, channels):
-            r, g, b = line[x], line[x + 1], line[x + 2]
-            for cr, cg, cb in CHART_COLOURS:
-                if abs(r - cr) < 24 and abs(g - cg) < 24 and abs(b - cb) < 24:
-                    count += 1
-                    break
-    return count
+def chart_pixels(data, name):
+    """Pixels of a PNG screenshot in one of the chart colours (within a small tolerance)."""
+    rgb = png_pixels(data, name)[:, :, :3].astype(numpy.int16)
+    coloured = numpy.zeros(rgb.shape[:2], dtype=bool)
+    for colour in CHART_COLOURS:
+        coloured |= (numpy.abs(rgb - numpy.array(colour, dtype=numpy.int16)) < 24).all(axis=2)
+    return int(coloured.sum())
+
+
+class Chromium:
+    """A headless Chromium driven over the DevTools protocol on a pipe (--remote-debugging-pipe:
+    JSON messages ending in a NUL byte, commands on the browser's fd 3, replies and events on
+    its fd 4): one browser renders every page."""
+
+    def __init__(self, executable, profile):
+        commands_read, self.commands = os.pipe()
+        self.replies, replies_write = os.pipe()
+
+        def give_the_pipes_to_chromium():
+            # Duplicates first: dup2 onto the same number would keep close-on-exec.
+            commands, replies = os.dup(commands_read), os.dup(replies_write)
+            os.dup2(commands, 3)
+            os.dup2(replies, 4)
+
+        self.process = subprocess.Popen(
+            [executable, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             "--hide-scrollbars", "--remote-debugging-pipe", "--user-data-dir=" + profile,
+             "about:blank"],
+            close_fds=False, preexec_fn=give_the_pipes_to_chromium,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        os.close(commands_read)
+        os.close(replies_write)
+        self.buffer = b""
+        self.last_id = 0
+        self.events = []
+
+    def receive(self, timeout):
+        deadline = time.monotonic() + timeout
+        while b"\0" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.replies], [], [], left)[0]:
+                raise TimeoutError(f"no message from Chromium in {timeout} s")
+            chunk = os.read(self.replies, 1 << 20)
+            if not chunk:
+                raise EOFError("Chromium closed its pipe: "
+                               + self.process.stderr.read().decode(errors="replace")[-500:])
+            self.buffer += chunk
+        message, self.buffer = self.buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def call(self, method, params=None, session=None, timeout=60):
+        """Sends a command and returns its result; events arriving meanwhile are kept."""
+        self.last_id += 1
+        message = {"id": self.last_id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        os.write(self.commands, json.dumps(message).encode() + b"\0")
+        while True:
+            reply = self.receive(timeout)
+            if reply.get("id") == self.last_id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+            self.events.append(reply)
+
+    def wait_for(self, event, session, timeout=60):
+        while True:
+            for index, message in enumerate(self.events):
+                if message.get("method") == event and message.get("sessionId") == session:
+                    return self.events.pop(index)
+            self.events.append(self.receive(timeout))
+
+    def open_tab(self):
+        """A tab 1200 x 2400 CSS pixels at half scale (a quarter of the pixels to decode; lines
+        stay 1 px wide), reporting console messages, exceptions and log entries."""
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = self.call("Target.attachToTarget",
+                            {"targetId": target, "flatten": True})["sessionId"]
+        for domain in ("Page", "Runtime", "Log"):
+            self.call(domain + ".enable", session=session)
+        self.call("Emulation.setDeviceMetricsOverride",
+                  {"width": 1200, "height": 2400, "deviceScaleFactor": 0.5, "mobile": False},
+                  session=session)
+        return session
+
+    def screenshot(self, session, path):
+        """(PNG bytes of the page at `path` once loaded, the messages it logged)."""
+        self.events.clear()
+        self.call("Page.navigate", {"url": "file://" + path}, session=session)
+        self.wait_for("Page.loadEventFired", session)
+        # optimizeForSpeed: Chromium encodes every row with the Up filter, which numpy undoes
+        # at once (png_pixels still decodes the others).
+        shot = self.call("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True},
+                         session=session)
+        logged = [message for message in self.events
+                  if message.get("method") in ("Runtime.consoleAPICalled",
+                                               "Runtime.exceptionThrown", "Log.entryAdded")]
+        return base64.b64decode(shot["data"]), logged
+
+    def close(self):
+        try:
+            self.call("Browser.close", timeout=10)
+        except (TimeoutError, EOFError, OSError, RuntimeError):
+            pass
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        os.close(self.commands)
+        os.close(self.replies)
 
 
 def find_chromium():
@@ -181,38 +292,25 @@ def main():
         if chromium is None:
             print("SKIP: no Chromium (Debian package 'chromium'): the rendering was not checked")
             return SKIP
-        def screenshot(index_and_report):
-            index, (kernel, page) = index_and_report
-            png = page[:-5] + ".png"
-            # Half scale: a quarter of the pixels to decode; lines stay 1 px wide.
-            result = subprocess.run(
-                [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--hide-scrollbars", "--enable-logging=stderr", "--v=0",
-                 "--user-data-dir=" + os.path.join(scratch, f"profile{index}"),
-                 "--force-device-scale-factor=0.5", "--window-size=1200,2400",
-                 "--screenshot=" + png, "file://" + page],
-                capture_output=True, text=True, timeout=120)
-            return kernel, png, result
-
-        first_kernel, first_png, first = screenshot((0, reports[0]))
-        if not os.path.exists(first_png):
-            print("SKIP: Chromium could not start: " + first.stderr.strip()[-500:])
+        try:
+            browser = Chromium(chromium, os.path.join(scratch, "profile"))
+            session = browser.open_tab()
+        except (TimeoutError, EOFError, OSError, RuntimeError) as error:
+            print(f"SKIP: Chromium could not start: {error}")
             return SKIP
-        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-            shots = [(first_kernel, first_png, first)] + list(
-                pool.map(screenshot, list(enumerate(reports))[1:]))
         fewest = None
-        for kernel, png, result in shots:
-            if not os.path.exists(png):
-                fail(f"{kernel}: no screenshot: {result.stderr[-500:]}")
-            console = [line for line in result.stderr.splitlines() if "CONSOLE" in line]
-            if console:
-                fail(f"{kernel}: console messages: {console[:3]}")
-            coloured = chart_pixels(png)
-            # Legend swatches alone are about 100 such pixels at this scale.
-            if coloured < 1000:
-                fail(f"{kernel}: the charts look empty ({coloured} chart-coloured pixels)")
-            fewest = coloured if fewest is None else min(fewest, coloured)
+        try:
+            for kernel, page in reports:
+                png, logged = browser.screenshot(session, page)
+                if logged:
+                    fail(f"{kernel}: the page logged messages: {logged[:3]}")
+                coloured = chart_pixels(png, kernel)
+                # Legend swatches alone are about 100 such pixels at this scale.
+                if coloured < 1000:
+                    fail(f"{kernel}: the charts look empty ({coloured} chart-coloured pixels)")
+                fewest = coloured if fewest is None else min(fewest, coloured)
+        finally:
+            browser.close()
         print(f"chromium: {len(reports)} reports rendered with non-empty charts "
               f"(at least {fewest} chart-coloured pixels each)")
         return 0
