@@ -128,6 +128,8 @@ class Chromium:
     its fd 4): one browser renders every page."""
 
     def __init__(self, executable, profile):
+        # Chromium's own messages go to a file: a pipe nobody reads could fill and stall it.
+        self.log = open(profile + ".log", "w+b")
         commands_read, self.commands = os.pipe()
         self.replies, replies_write = os.pipe()
 
@@ -142,7 +144,7 @@ class Chromium:
              "--hide-scrollbars", "--remote-debugging-pipe", "--user-data-dir=" + profile,
              "about:blank"],
             close_fds=False, preexec_fn=give_the_pipes_to_chromium,
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            stdout=subprocess.DEVNULL, stderr=self.log)
         os.close(commands_read)
         os.close(replies_write)
         self.buffer = b""
@@ -157,8 +159,9 @@ class Chromium:
                 raise TimeoutError(f"no message from Chromium in {timeout} s")
             chunk = os.read(self.replies, 1 << 20)
             if not chunk:
+                self.log.seek(0)
                 raise EOFError("Chromium closed its pipe: "
-                               + self.process.stderr.read().decode(errors="replace")[-500:])
+                               + self.log.read().decode(errors="replace")[-500:])
             self.buffer += chunk
         message, self.buffer = self.buffer.split(b"\0", 1)
         return json.loads(message)
@@ -224,6 +227,7 @@ class Chromium:
             self.process.wait()
         os.close(self.commands)
         os.close(self.replies)
+        self.log.close()
 
 
 def find_chromium():
