@@ -10,7 +10,9 @@ with -j 2 gives byte-identical results (JSON Lines and CSV).
 Sizes are reduced where the examples' own are slow to simulate (--param for JSON kernels,
 smaller --input shapes for NKI kernels). A kernel that needs an op the generation lacks (its
 message: "... needs NeuronCore-vN or later") is listed and left out; any other failure to run
-fails. Exit 0 when all outputs are equal, 1 otherwise.
+fails. Exit 0 when all outputs are equal, 1 otherwise. With TRNSIM_SANITIZER_SUITE set (the
+sanitizer suite) each kernel runs once: every output is written under the sanitizers, and the
+Release suite compares.
 """
 
 from __future__ import annotations
@@ -71,11 +73,16 @@ def nki_kernels():
     return kernels
 
 
+# The sanitizer suite (scripts/test.sh --sanitize) runs each kernel once, with every output
+# file, for the sanitizers' sake; the Release suite compares two runs.
+RUNS = 1 if os.environ.get("TRNSIM_SANITIZER_SUITE") else 2
+
+
 def run_twice(trnsim, generation, index, argv, scratch):
-    """None when both runs agree, "rejected: ..." when the generation rejects the kernel, else
-    the difference."""
+    """None when both runs agree (or the one run succeeded, in the sanitizer suite),
+    "rejected: ..." when the generation rejects the kernel, else the difference."""
     outputs = []
-    for attempt in (0, 1):
+    for attempt in range(RUNS):
         directory = os.path.join(scratch, f"{index}-{attempt}")
         os.makedirs(directory)
         files = {flag: os.path.join(directory, flag.lstrip("-") + ext)
@@ -96,7 +103,7 @@ def run_twice(trnsim, generation, index, argv, scratch):
             f.write(done.stdout)
         outputs.append(dict(files, stdout=stdout))
     differing = [key for key in outputs[0]
-                 if not filecmp.cmp(outputs[0][key], outputs[1][key], shallow=False)]
+                 if not filecmp.cmp(outputs[0][key], outputs[-1][key], shallow=False)]
     if differing:
         return "differs between two runs: " + ", ".join(differing)
     if os.path.getsize(outputs[0]["--trace"]) == 0 or os.path.getsize(outputs[0]["stdout"]) == 0:
@@ -118,7 +125,10 @@ def check_generation(trnsim, generation):
             else:
                 failures += 1
                 print(f"FAIL: {name} on {generation}: {problem}", flush=True)
-    print(f"{generation}: {ran} kernels gave the same outputs twice, {failures} did not")
+    if RUNS == 1:
+        print(f"{generation}: {ran} kernels ran once (sanitizer suite), {failures} failed")
+    else:
+        print(f"{generation}: {ran} kernels gave the same outputs twice, {failures} did not")
     return 1 if failures or ran == 0 else 0
 
 
