@@ -78,9 +78,9 @@ def nki_kernels():
 RUNS = 1 if os.environ.get("TRNSIM_SANITIZER_SUITE") else 2
 
 
-def run_twice(trnsim, generation, index, argv, scratch):
-    """None when both runs agree (or the one run succeeded, in the sanitizer suite),
-    "rejected: ..." when the generation rejects the kernel, else the difference."""
+def run_and_compare(trnsim, generation, index, argv, scratch):
+    """None when the runs (RUNS of them) succeeded and agree, "rejected: ..." when the
+    generation rejects the kernel, else the problem."""
     outputs = []
     for attempt in range(RUNS):
         directory = os.path.join(scratch, f"{index}-{attempt}")
@@ -102,8 +102,8 @@ def run_twice(trnsim, generation, index, argv, scratch):
         with open(stdout, "wb") as f:
             f.write(done.stdout)
         outputs.append(dict(files, stdout=stdout))
-    differing = [key for key in outputs[0]
-                 if not filecmp.cmp(outputs[0][key], outputs[-1][key], shallow=False)]
+    differing = [key for key in outputs[0] for other in outputs[1:]
+                 if not filecmp.cmp(outputs[0][key], other[key], shallow=False)]
     if differing:
         return "differs between two runs: " + ", ".join(differing)
     if os.path.getsize(outputs[0]["--trace"]) == 0 or os.path.getsize(outputs[0]["stdout"]) == 0:
@@ -116,7 +116,7 @@ def check_generation(trnsim, generation):
     failures, ran = 0, 0
     with tempfile.TemporaryDirectory(prefix="trnsim-determinism-") as scratch:
         for index, (name, argv) in enumerate(kernels):
-            problem = run_twice(trnsim, generation, index, argv, scratch)
+            problem = run_and_compare(trnsim, generation, index, argv, scratch)
             if problem is None:
                 ran += 1
                 print(f"same: {name}", flush=True)
