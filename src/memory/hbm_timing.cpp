@@ -96,7 +96,7 @@ void HbmChannel::settle_refresh(double time_ns) {
   const std::int64_t forced = owed - refresh_postpone_max_;
   const double begin = std::max(time_ns, last_bus_end_ns_);
   const double end = begin + static_cast<double>(forced) * t_rfc_;
-  slots_.push_back(BusSlot{begin, end, false, true});
+  slots_.push_back(make_slot(begin, end, false, true));
   refresh_begin_ns_ = begin;
   refresh_end_ns_ = end;
   last_bus_end_ns_ = end;
@@ -115,15 +115,31 @@ double HbmChannel::turnaround_into(bool from_write, const BusSlot& to) const {
   return from_write ? t_wtr_ : t_rtw_;
 }
 
+HbmChannel::BusSlot HbmChannel::make_slot(double start_ns, double end_ns, bool write,
+                                          bool refresh) const {
+  BusSlot slot{start_ns, end_ns, write, refresh, {0, 0}, {0, 0}};
+  slot.turnaround_before_ns[0] = turnaround_into(false, slot);
+  slot.turnaround_before_ns[1] = turnaround_into(true, slot);
+  extend(slot, end_ns);
+  return slot;
+}
+
+void HbmChannel::extend(BusSlot& slot, double end_ns) const {
+  slot.end_ns = end_ns;
+  slot.free_after_ns[0] = end_ns + turnaround(slot, false);
+  slot.free_after_ns[1] = end_ns + turnaround(slot, true);
+}
+
 double HbmChannel::find_slot(double ready_ns, double length_ns, bool write,
                              std::size_t& position) const {
   double start = ready_ns;
+  const std::size_t to = write ? 1 : 0;
   std::size_t i = slots_head_;
-  while (i < slots_.size() && slots_[i].end_ns + turnaround(slots_[i], write) <= start) ++i;
+  while (i < slots_.size() && slots_[i].free_after_ns[to] <= start) ++i;
   for (; i < slots_.size(); ++i) {
     const BusSlot& slot = slots_[i];
-    if (start + length_ns + turnaround_into(write, slot) <= slot.start_ns) break;
-    start = std::max(start, slot.end_ns + turnaround(slot, write));
+    if (start + length_ns + slot.turnaround_before_ns[to] <= slot.start_ns) break;
+    start = std::max(start, slot.free_after_ns[to]);
   }
   position = i;
   return start;
@@ -134,11 +150,11 @@ void HbmChannel::insert_slot(std::size_t position, const BusSlot& slot) {
     BusSlot& previous = slots_[position - 1];
     if (!previous.refresh && previous.write == slot.write &&
         previous.end_ns >= slot.start_ns - kTimeEpsilonNs) {
-      previous.end_ns = std::max(previous.end_ns, slot.end_ns);
+      extend(previous, std::max(previous.end_ns, slot.end_ns));
       if (position < slots_.size() && !slots_[position].refresh &&
           slots_[position].write == slot.write &&
           slots_[position].start_ns <= previous.end_ns + kTimeEpsilonNs) {
-        previous.end_ns = std::max(previous.end_ns, slots_[position].end_ns);
+        extend(previous, std::max(previous.end_ns, slots_[position].end_ns));
         slots_.erase(slots_.begin() + static_cast<std::ptrdiff_t>(position));
       }
       return;
@@ -169,11 +185,24 @@ ChannelGrant HbmChannel::access(const ChannelRequest& request) {
 
   // Controller queue: requests granted but not yet on the bus. A full queue accepts the new
   // request when the earliest of them starts.
-  while (!pending_starts_.empty() && pending_starts_.top() <= arrival) pending_starts_.pop();
+  const auto pop_until = [this](double time_ns) {
+    while (pending_head_ < pending_starts_.size() && pending_starts_[pending_head_] <= time_ns) {
+      ++pending_head_;
+    }
+  };
+  pop_until(arrival);
   double accept = arrival;
-  if (pending_starts_.size() >= queue_depth_) {
-    accept = pending_starts_.top();
-    while (!pending_starts_.empty() && pending_starts_.top() <= accept) pending_starts_.pop();
+  if (pending_starts_.size() - pending_head_ >= queue_depth_) {
+    accept = pending_starts_[pending_head_];
+    pop_until(accept);
+  }
+  if (pending_head_ == pending_starts_.size()) {
+    pending_starts_.clear();
+    pending_head_ = 0;
+  } else if (pending_head_ > 64 && pending_head_ * 2 > pending_starts_.size()) {
+    pending_starts_.erase(pending_starts_.begin(),
+                          pending_starts_.begin() + static_cast<std::ptrdiff_t>(pending_head_));
+    pending_head_ = 0;
   }
 
   if (t_rfc_ > 0) settle_refresh(accept);
@@ -208,9 +237,12 @@ ChannelGrant HbmChannel::access(const ChannelRequest& request) {
   std::size_t position = 0;
   grant.start_ns = find_slot(column + t_cl_, length, request.write, position);
   grant.end_ns = grant.start_ns + length;
-  insert_slot(position, BusSlot{grant.start_ns, grant.end_ns, request.write, false});
+  insert_slot(position, make_slot(grant.start_ns, grant.end_ns, request.write, false));
   last_bus_end_ns_ = std::max(last_bus_end_ns_, grant.end_ns);
-  pending_starts_.push(grant.start_ns);
+  // Mostly in start order already: insertion from the back.
+  std::size_t at = pending_starts_.size();
+  while (at > pending_head_ && pending_starts_[at - 1] > grant.start_ns) --at;
+  pending_starts_.insert(pending_starts_.begin() + static_cast<std::ptrdiff_t>(at), grant.start_ns);
 
   // The CAS really issues t_cl before the burst; the row stays open for later hits.
   bank.open_row = row;

@@ -13,7 +13,6 @@
 #pragma once
 
 #include <cstdint>
-#include <queue>
 #include <span>
 #include <vector>
 
@@ -85,10 +84,17 @@ class HbmChannel {
     double end_ns;
     bool write;
     bool refresh;  ///< a forced refresh: no turnaround, never merged
+    /// Kept by make_slot/extend: end_ns + turnaround(*this, w) for a read (w = 0) and a write
+    /// (w = 1) after it, and turnaround_into(w, *this) for one before it.
+    double free_after_ns[2];
+    double turnaround_before_ns[2];
   };
 
   double turnaround(const BusSlot& from, bool to_write) const;
   double turnaround_into(bool from_write, const BusSlot& to) const;
+  BusSlot make_slot(double start_ns, double end_ns, bool write, bool refresh) const;
+  /// Sets `slot`'s end to `end_ns` (and what depends on it).
+  void extend(BusSlot& slot, double end_ns) const;
   /// Pays owed refreshes at a request arriving at `time_ns`: into idle time, or forced.
   void settle_refresh(double time_ns);
   /// `time_ns`, or the end of the forced refresh it falls in (no bank command during it).
@@ -115,8 +121,10 @@ class HbmChannel {
   std::vector<Bank> banks_;
   std::vector<BusSlot> slots_;  ///< granted bus slots, sorted, from slots_head_ on
   std::size_t slots_head_ = 0;
-  /// Bus start times of granted requests not yet on the bus (the controller queue), min first.
-  std::priority_queue<double, std::vector<double>, std::greater<>> pending_starts_;
+  /// Bus start times of granted requests not yet on the bus (the controller queue), sorted
+  /// ascending from pending_head_ on.
+  std::vector<double> pending_starts_;
+  std::size_t pending_head_ = 0;
   double last_bus_end_ns_ = 0;  ///< end of the latest granted burst or refresh
   std::int64_t refreshes_done_ = 0;
   std::int64_t refreshes_due_ = 0;  ///< refreshes_due() as of next_refresh_due_ns_
