@@ -82,6 +82,7 @@ double DmaEngine::eligible_ns(const EngineItem& item) const {
 }
 
 void DmaEngine::start_descriptor(const EngineItem& item, double time_ns) {
+  ++version_;
   double unit = std::max(descriptor_free_ns_, item.fetchable_ns);
   if (descriptors_started_ >= descriptor_starts_.size()) {
     unit = std::max(unit, descriptor_starts_[descriptors_started_ % descriptor_starts_.size()]);
@@ -95,9 +96,9 @@ template <class Visit>
 void DmaEngine::for_each_issuable(Visit&& visit) const {
   const auto count = static_cast<std::uint32_t>(queues.size());
   if (use_mask_) {
-    // Round-robin order: queues from round_robin_next up, then the ones below it.
+    // Round-robin order: queues from round_robin_next_ up, then the ones below it.
     const std::uint64_t above =
-        round_robin_next >= 64 ? 0 : issuable_mask_ >> round_robin_next << round_robin_next;
+        round_robin_next_ >= 64 ? 0 : issuable_mask_ >> round_robin_next_ << round_robin_next_;
     for (std::uint64_t bits : {above, issuable_mask_ & ~above}) {
       while (bits != 0) {
         const auto q = static_cast<std::uint32_t>(std::countr_zero(bits));
@@ -108,13 +109,31 @@ void DmaEngine::for_each_issuable(Visit&& visit) const {
     return;
   }
   for (std::uint32_t i = 0; i < count; ++i) {
-    const std::uint32_t q = (round_robin_next + i) % count;
+    const std::uint32_t q = (round_robin_next_ + i) % count;
     const DmaQueue& queue = queues[q];
     if (queue.issue != queue.items.end() && !visit(q)) return;
   }
 }
 
 int DmaEngine::select_queue(double time_ns, double& next_eligible_ns) const {
+  // Queues skipped at choice_.time_ns were not eligible before choice_.next_eligible_ns, and the
+  // chosen one stays eligible: the same answer until then.
+  if (choice_.version == version_ && time_ns >= choice_.time_ns &&
+      time_ns < choice_.next_eligible_ns) {
+    next_eligible_ns = choice_.next_eligible_ns;
+    return choice_.queue;
+  }
+  const int queue = choose_queue(time_ns, next_eligible_ns);
+  choice_ = Choice{version_, time_ns, next_eligible_ns, queue};
+  return queue;
+}
+
+void DmaEngine::packet_issued(std::uint32_t queue) {
+  round_robin_next_ = (queue + 1) % static_cast<std::uint32_t>(queues.size());
+  ++version_;
+}
+
+int DmaEngine::choose_queue(double time_ns, double& next_eligible_ns) const {
   next_eligible_ns = sim_time::kNeverNs;
   int chosen = -1;
   std::uint32_t chosen_class = 0;
@@ -164,6 +183,7 @@ void DmaEngine::advance_issue(DmaQueue& queue) {
 }
 
 std::uint32_t DmaEngine::enqueue(std::uint32_t queue_index, const EngineItem& item) {
+  ++version_;
   DmaQueue& queue = queues[queue_index];
   const bool had_work = queue.issue != queue.items.end();
   const std::uint32_t sequence = queue.items.push(item);
@@ -173,6 +193,7 @@ std::uint32_t DmaEngine::enqueue(std::uint32_t queue_index, const EngineItem& it
 }
 
 void DmaEngine::skip_issued(std::uint32_t queue_index) {
+  ++version_;
   DmaQueue& queue = queues[queue_index];
   const bool had_work = queue.issue != queue.items.end();
   advance_issue(queue);

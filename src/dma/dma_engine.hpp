@@ -71,8 +71,14 @@ class DmaEngine : public sc_core::sc_module {
   Transport transport(bool write, std::uint64_t address, std::uint32_t bytes, double issue_ns);
 
   /// The queue to serve at `time_ns`, or -1; then `next_eligible_ns` is when one becomes eligible
-  /// (infinity when nothing is left to issue).
+  /// (infinity when nothing is left to issue). Remembers its answer: asked again at a later time
+  /// before `next_eligible_ns` with no packet issued and nothing enqueued meanwhile, the answer
+  /// is the same (engines blocked on a shared port ask many times per packet).
   int select_queue(double time_ns, double& next_eligible_ns) const;
+  /// select_queue without its memory (what the memory must always agree with).
+  int choose_queue(double time_ns, double& next_eligible_ns) const;
+  /// A packet of `queue` was issued (its cursor moved): round robin goes on after it.
+  void packet_issued(std::uint32_t queue);
   /// Earliest time a queue's next packet may start (infinity when nothing is left to issue).
   double next_eligible_ns() const;
   /// Earliest time the next packet of `item` may start (descriptor unit and ready time).
@@ -88,7 +94,6 @@ class DmaEngine : public sc_core::sc_module {
   const std::uint32_t core;
   const std::uint32_t index;
   std::vector<DmaQueue> queues;
-  std::uint32_t round_robin_next = 0;
   double busy_until_ns = 0;      ///< data path free
   double stall_until_ns = 0;     ///< back-pressure: last transaction's accept time
   bool scheduled = false;        ///< an issue event is pending in PacketMemorySystem
@@ -101,6 +106,16 @@ class DmaEngine : public sc_core::sc_module {
   template <class Visit>
   void for_each_issuable(Visit&& visit) const;
 
+  std::uint32_t round_robin_next_ = 0;
+  /// Bumped by every change select_queue's answer depends on besides time.
+  std::uint64_t version_ = 0;
+  struct Choice {
+    std::uint64_t version = ~std::uint64_t{0};
+    double time_ns = 0;
+    double next_eligible_ns = 0;
+    int queue = -1;
+  };
+  mutable Choice choice_;  ///< select_queue's last answer
   const bool strict_priority_;
   const bool use_mask_;  ///< queues fit issuable_mask_
   const double descriptor_overhead_ns_;

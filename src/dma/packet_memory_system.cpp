@@ -258,7 +258,7 @@ void PacketMemorySystem::issue_packet(std::uint32_t engine_index, double time_ns
   engine.stall_until_ns = read.accept_ns;
   ++stats.packets;
   stats.engine_busy_ns += occupancy;
-  engine.round_robin_next = (queue_index + 1) % static_cast<std::uint32_t>(engine.queues.size());
+  engine.packet_issued(queue_index);
   if (item.cursor.done()) {
     engine.skip_issued(queue_index);
     complete_items(engine, queue);
