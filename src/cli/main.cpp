@@ -106,6 +106,9 @@ int run(int argc, char** argv) {
       "Exit codes: 0 success, 1 a requested check failed, 2 invalid input or an output that "
       "cannot be written, 70 internal error.");
 
+  // -v and --log may follow the subcommand too (`trnsim run k.json --log dma=debug`).
+  app.fallthrough();
+
   app.parse_complete_callback(
       [&context, &log_specs] { configure_logging(context.verbosity, log_specs); });
 

@@ -56,6 +56,22 @@ TEST(Tracing, LogTracesAComponentOnStderrAndLeavesTheResultAlone) {
   EXPECT_EQ(plain.err, "");
 }
 
+TEST(Tracing, LogAndVerboseMayFollowTheSubcommand) {
+  ScratchDir dir;
+  const Output before = trnsim(dir, {"--log", "dma=debug", "run", kVectorAdd, "--json", "-q"});
+  const Output after = trnsim(dir, {"run", kVectorAdd, "--json", "-q", "--log", "dma=debug"});
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_EQ(after.out, before.out);
+  EXPECT_EQ(after.err, before.err);
+  EXPECT_NE(after.err.find("trnsim: dma: debug: packet model: core 0 DMA #0"), std::string::npos);
+  const Output verbose = trnsim(dir, {"check", kVectorAdd, "-vv"});
+  EXPECT_EQ(verbose.exit_code, 0) << verbose.err;
+  // An option neither the subcommand nor trnsim knows stays an error.
+  const Output unknown = trnsim(dir, {"run", kVectorAdd, "--no-such-option"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("--no-such-option"), std::string::npos) << unknown.err;
+}
+
 TEST(Tracing, AnUnknownComponentIsAnInputError) {
   ScratchDir dir;
   expect_input_error(trnsim(dir, {"--log", "cores=debug", "run", kVectorAdd}),
