@@ -205,7 +205,7 @@ ChannelGrant HbmChannel::access(const ChannelRequest& request) {
     pending_head_ = 0;
   }
 
-  if (t_rfc_ > 0) settle_refresh(accept);
+  if (t_rfc_ > 0 && refresh_may_change(accept)) settle_refresh(accept);
   const double command = after_refresh(accept);
   Bank& bank = banks_[request.bank % banks_.size()];
   const bool open = bank.open_row >= 0 && bank.refresh_count == refreshes_done_;

@@ -97,6 +97,13 @@ class HbmChannel {
   void extend(BusSlot& slot, double end_ns) const;
   /// Pays owed refreshes at a request arriving at `time_ns`: into idle time, or forced.
   void settle_refresh(double time_ns);
+  /// False when settle_refresh(time_ns) would do nothing: no new refresh due, and none owed or
+  /// the owed ones still postponed with no idle time to pull one into.
+  bool refresh_may_change(double time_ns) const {
+    if (time_ns >= next_refresh_due_ns_) return true;
+    const std::int64_t owed = refreshes_due_ - refreshes_done_;
+    return owed > 0 && (time_ns - last_bus_end_ns_ >= t_rfc_ || owed > refresh_postpone_max_);
+  }
   /// `time_ns`, or the end of the forced refresh it falls in (no bank command during it).
   double after_refresh(double time_ns) const;
   /// Earliest start >= ready_ns of a `length_ns` burst with no overlap with granted slots
