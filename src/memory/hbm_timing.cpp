@@ -34,6 +34,19 @@ std::uint64_t address_hash(std::uint64_t value) {
   return crc ^ (crc >> 8) ^ (crc >> 16) ^ (crc >> 24);
 }
 
+/// Frees the entries before `head` of a vector consumed from the front: all of them once
+/// everything is consumed, else in one move once they are the larger part (amortised O(1)).
+template <class T>
+void drop_consumed(std::vector<T>& entries, std::size_t& head) {
+  if (head == entries.size()) {
+    entries.clear();
+    head = 0;
+  } else if (head > 64 && head * 2 > entries.size()) {
+    entries.erase(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(head));
+    head = 0;
+  }
+}
+
 }  // namespace
 
 std::uint32_t crc32c(std::span<const std::uint8_t> bytes) {
@@ -178,10 +191,7 @@ ChannelGrant HbmChannel::access(const ChannelRequest& request) {
   while (slots_head_ < slots_.size() && slots_[slots_head_].end_ns + max_turnaround <= arrival) {
     ++slots_head_;
   }
-  if (slots_head_ > 64 && slots_head_ * 2 > slots_.size()) {
-    slots_.erase(slots_.begin(), slots_.begin() + static_cast<std::ptrdiff_t>(slots_head_));
-    slots_head_ = 0;
-  }
+  drop_consumed(slots_, slots_head_);
 
   // Controller queue: requests granted but not yet on the bus. A full queue accepts the new
   // request when the earliest of them starts.
@@ -196,14 +206,7 @@ ChannelGrant HbmChannel::access(const ChannelRequest& request) {
     accept = pending_starts_[pending_head_];
     pop_until(accept);
   }
-  if (pending_head_ == pending_starts_.size()) {
-    pending_starts_.clear();
-    pending_head_ = 0;
-  } else if (pending_head_ > 64 && pending_head_ * 2 > pending_starts_.size()) {
-    pending_starts_.erase(pending_starts_.begin(),
-                          pending_starts_.begin() + static_cast<std::ptrdiff_t>(pending_head_));
-    pending_head_ = 0;
-  }
+  drop_consumed(pending_starts_, pending_head_);
 
   if (t_rfc_ > 0 && refresh_may_change(accept)) settle_refresh(accept);
   const double command = after_refresh(accept);
