@@ -2,14 +2,14 @@
 # Installs the Debian 12 packages trnsim needs, only those missing. Uses sudo when not root.
 # python3 runs the NKI front end (src/frontend); NKI kernels commonly import numpy.
 # Usage: install-deps.sh [--test]   (--test: also what the tests use: Chromium renders the HTML
-# reports; slurm-wlm and munge start the single-node Slurm the sweep test submits the example job
+# reports and Pillow decodes its screenshots; slurm-wlm and munge start the single-node Slurm the sweep test submits the example job
 # array to (tests/slurm); util-linux `script`, which gives the progress test a terminal, is in
 # Debian's base)
 set -euo pipefail
 packages=(build-essential cmake pkg-config libsystemc-dev libboost-dev libspdlog-dev libfmt-dev
           nlohmann-json3-dev libcli11-dev libgtest-dev googletest python3 python3-numpy)
 if [ "${1:-}" = "--test" ]; then
-  packages+=(chromium slurm-wlm munge)
+  packages+=(chromium python3-pil slurm-wlm munge)
 fi
 missing=()
 for p in "${packages[@]}"; do
