@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Simulator speed per DMA model and core count: runs bench/sim_bench on
-bench/kernels/mixed_multicore.json (C cores of the mixed benchmark, trn2-48xl) for every
-(model, cores) row, --runs times, the rows alternating within each round so that drift of the
-machine spreads over all of them, and prints one Markdown table: simulated instructions per
+bench/kernels/mixed_multicore.json (C cores of the mixed benchmark on trn2-48xl, or --config)
+for every (model, cores) row, --runs times, the rows alternating within each round so that drift
+of the machine spreads over all of them, and prints one Markdown table: simulated instructions per
 CPU-second (min-max, median), per wall-second (median), peak RSS and the RSS per core beyond the
 first (against the 1-core row of the same model).
 
@@ -13,7 +13,7 @@ Each row simulates about --instructions instructions (the packet model a tenth o
 TRNSIM_HUGE_PAGES=0 for `off`; docs/performance.md, "Huge pages"), alternating too, in a column
 of its own.
 
-Usage: bench/speed_table.py [--sim-bench build/bench/sim_bench] [--runs 5]
+Usage: bench/speed_table.py [--sim-bench build/bench/sim_bench] [--runs 5] [--config trn2-48xl]
                             [--models packet,transfer,flow] [--cores 1,8,64]
                             [--instructions 100000] [--huge-pages on|off|on,off]"""
 
@@ -30,11 +30,11 @@ LINE = re.compile(r": (\d+) instructions in [\d.]+ s wall = ([\d.]+) M instr/s \
                   r"([\d.]+) M instr/CPU-s\).*peak RSS ([\d.]+) MiB")
 
 
-def run_once(sim_bench, model, cores, tiles, huge_pages):
+def run_once(sim_bench, config, model, cores, tiles, huge_pages):
     environment = {k: v for k, v in os.environ.items() if k != "TRNSIM_HUGE_PAGES"}
     if huge_pages == "off":
         environment["TRNSIM_HUGE_PAGES"] = "0"
-    out = subprocess.run([sim_bench, KERNEL, "trn2-48xl", "--param", f"C={cores}",
+    out = subprocess.run([sim_bench, KERNEL, config, "--param", f"C={cores}",
                           "--param", f"T={tiles}", "--set", f"dma.model={model}"],
                          capture_output=True, text=True, timeout=3600, env=environment)
     match = LINE.search(out.stdout)
@@ -50,6 +50,7 @@ def main():
     parser.add_argument("--sim-bench", default=os.path.join(HERE, "..", "build", "bench",
                                                             "sim_bench"))
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--config", default="trn2-48xl")
     parser.add_argument("--models", default="packet,transfer,flow")
     parser.add_argument("--cores", default="1,8,64")
     parser.add_argument("--instructions", type=int, default=100000)
@@ -66,7 +67,7 @@ def main():
             budget = args.instructions // (10 if model == "packet" else 1)
             tiles = max(1, budget // 5 // cores)
             samples[(model, cores, setting)].append(
-                run_once(args.sim_bench, model, cores, tiles, setting))
+                run_once(args.sim_bench, args.config, model, cores, tiles, setting))
     both = len(settings) > 1
     print("| DMA model | cores | " + ("huge pages | " if both else "") + "instructions | "
           "M instr/CPU-s (min-max) | median | M instr/s wall, median | peak RSS | "

@@ -29,6 +29,7 @@ class RunProgress::CountingSource final : public core::InstructionSource {
     return inner_->location(instruction);
   }
   std::uint32_t engines_used() const override { return inner_->engines_used(); }
+  bool interacts_with_other_cores() const override { return inner_->interacts_with_other_cores(); }
 
  private:
   std::unique_ptr<core::InstructionSource> inner_;

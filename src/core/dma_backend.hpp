@@ -101,6 +101,13 @@ class DmaBackend {
     throw std::logic_error("DmaBackend::submit_ahead: this backend does not accept it");
   }
 
+  /// Whether the timing of core `pid`'s DMAs depends on nothing but that core's own submissions
+  /// (they share no engine, cap, port or HBM stack with another simulated core's) and submit()
+  /// reports their completion from inside the call, with no process of the backend's own. Then
+  /// a core whose program does not interact with other cores may run ahead without bound
+  /// (NeuronCore::run_ahead()). Requires accepts_submit_ahead().
+  virtual bool isolates_core(std::uint32_t /*pid*/) const { return false; }
+
   /// Adds what the memory system did to `memory_system` of the statistics (docs/outputs.md):
   /// "model", "dma" per core and "hbm" per stack. `elapsed_ns`: the run's duration, for
   /// achieved bandwidths (0: until the last DMA completed).

@@ -28,6 +28,11 @@ class InstructionSource {
   /// kernel::Engine order (DMAs count for their trigger engine, collectives for Sync): a
   /// superset is fine. The core's dispatcher walks ahead only for these (NeuronCore::dispatch()).
   virtual std::uint32_t engines_used() const { return kAllEngines; }
+  /// Whether the program may wait for or exchange data with other cores: a core_barrier, a
+  /// collective or send/recv (true is always safe). A core whose program does not, on a system
+  /// where no other core's does, may run ahead of the simulation without bound
+  /// (NeuronCore::run_ahead()).
+  virtual bool interacts_with_other_cores() const { return true; }
 
   static constexpr std::uint32_t kAllEngines = 0x1f;  ///< tensor, vector, scalar, gpsimd, sync
   /// The engine whose stream holds an instruction of `engine`: the one that runs it, or for a
@@ -41,6 +46,11 @@ class InstructionSource {
   static std::uint32_t engine_bit(kernel::Engine engine, kernel::Engine dma_trigger) {
     return 1u << static_cast<unsigned>(stream_engine(engine, dma_trigger));
   }
+  /// Whether an instruction of `engine` and `opcode` waits for or exchanges data with other
+  /// cores (interacts_with_other_cores()).
+  static bool interacts(kernel::Engine engine, kernel::Opcode opcode) {
+    return engine == kernel::Engine::kCollective || opcode == kernel::Opcode::kCoreBarrier;
+  }
 };
 
 /// A fixed list of instructions (tests, small benchmarks).
@@ -50,6 +60,7 @@ class VectorSource final : public InstructionSource {
       : instructions_(std::move(instructions)) {
     for (const kernel::Instruction& instruction : instructions_) {
       engines_used_ |= engine_bit(instruction.engine, instruction.dma_trigger);
+      interacts_ = interacts_ || interacts(instruction.engine, instruction.opcode);
     }
   }
   bool next(kernel::Instruction& out) override {
@@ -58,10 +69,12 @@ class VectorSource final : public InstructionSource {
     return true;
   }
   std::uint32_t engines_used() const override { return engines_used_; }
+  bool interacts_with_other_cores() const override { return interacts_; }
 
  private:
   std::vector<kernel::Instruction> instructions_;
   std::uint32_t engines_used_ = 0;
+  bool interacts_ = false;
   std::size_t position_ = 0;
 };
 

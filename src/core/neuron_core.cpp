@@ -30,7 +30,8 @@ std::size_t engine_of(const Instruction& instruction) {
 NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& params,
                        std::uint32_t pid, std::unique_ptr<InstructionSource> source,
                        DmaBackend& dma, CollectiveBackend* collectives, BarrierHub* barrier,
-                       InstructionObserver observer, bool may_run_ahead, ExecuteHook execute)
+                       InstructionObserver observer, bool may_run_ahead, ExecuteHook execute,
+                       bool runs_alone)
     : sc_module(name),
       params_(params),
       pid_(pid),
@@ -42,7 +43,8 @@ NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& param
       issue_time_(sim_time::from_ns(params.sequencer.issue_ns)),
       max_in_flight_(static_cast<std::size_t>(
           std::clamp<int>(params.sequencer.max_in_flight_instructions, 1, kMaxInFlight))),
-      run_ahead_(may_run_ahead && (barrier == nullptr || barrier->cores() == 1)) {
+      run_ahead_(may_run_ahead && (barrier == nullptr || barrier->cores() == 1 || runs_alone)),
+      runs_alone_(may_run_ahead && runs_alone) {
   stats_.pid = pid;
   dependency_scratch_.reserve(64);
   // Processes are created in this order (the dispatcher, the DMA dispatcher, the engines in
@@ -78,6 +80,13 @@ NeuronCore::~NeuronCore() = default;
 void NeuronCore::fail(std::exception_ptr error) {
   error_ = std::move(error);
   sc_core::sc_stop();
+}
+
+void NeuronCore::time_moved_back(const sc_time& real) {
+  fail(std::make_exception_ptr(
+      std::logic_error("core " + std::to_string(pid_) + ": a process ran at " +
+                       std::to_string(sim_time::to_ns(real)) + " ns, before the core's own time, " +
+                       std::to_string(sim_time::to_ns(now_)) + " ns (NeuronCore::run_ahead())")));
 }
 
 void NeuronCore::dispatcher_process() {
@@ -132,22 +141,29 @@ void NeuronCore::run_ahead(bool may_move) {
   // after that.
   sc_time gap;
   bool gap_known = false;
+  // Alone, with every process started and none runnable in the kernel, only this core's own
+  // wake-ups remain: those given to the kernel come back here.
+  const bool unbounded =
+      may_move && runs_alone_ && started_processes_ == kAllWakers && immediate_wakes_ == 0;
+  if (unbounded && kernel_wakes_ != 0) reclaim_kernel_wakes();
   while (may_move && pending_wakes_ != 0 && !error_) {
     const std::size_t next = earliest_wake();
     // Anything else pending at or before then (a DMA or collective model's process, this
     // core's processes notified before) runs first: the kernel orders it.
     const sc_time at = wakes_[next].at;
-    if (!gap_known) {
-      gap = sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext());
-      gap_known = true;
-    }
-    if (gap <= at - real) {
-      // The kernel's next activity may be this core's own wake-ups notified to it before: they
-      // come back here, and the kernel is asked again.
-      if (kernel_wakes_ == 0) break;
-      reclaim_kernel_wakes();
-      gap_known = false;
-      continue;
+    if (!unbounded) {
+      if (!gap_known) {
+        gap = sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext());
+        gap_known = true;
+      }
+      if (gap <= at - real) {
+        // The kernel's next activity may be this core's own wake-ups notified to it before:
+        // they come back here, and the kernel is asked again.
+        if (kernel_wakes_ == 0) break;
+        reclaim_kernel_wakes();
+        gap_known = false;
+        continue;
+      }
     }
     now_ = at;
     forget_wake(next);
@@ -179,6 +195,7 @@ void NeuronCore::run_ahead(bool may_move) {
     if (at == real) {
       event.notify();  // cancels a timed notification
       kernel_wakes_ &= ~bit;
+      immediate_wakes_ |= bit;
     } else {
       if (next == kDmaDispatcherWake) {
         event.cancel();  // it sleeps until its next ready time

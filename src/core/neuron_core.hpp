@@ -81,7 +81,7 @@ class NeuronCore : public sc_core::sc_module {
   NeuronCore(sc_core::sc_module_name name, const config::Params& params, std::uint32_t pid,
              std::unique_ptr<InstructionSource> source, DmaBackend& dma,
              CollectiveBackend* collectives, BarrierHub* barrier, InstructionObserver observer,
-             bool may_run_ahead = true, ExecuteHook execute = {});
+             bool may_run_ahead = true, ExecuteHook execute = {}, bool runs_alone = false);
   ~NeuronCore() override;
 
   const CoreStats& stats() const {
@@ -225,12 +225,24 @@ class NeuronCore : public sc_core::sc_module {
   /// A wake-up that went through the SystemC kernel (statistics of the simulator).
   void count_wake_through_kernel() { ++wakes_through_kernel_; }
   /// `waker`'s process runs, woken by its event: no notification of it is pending any more.
-  void kernel_wake_ran(std::size_t waker) { kernel_wakes_ &= ~(1u << waker); }
+  void kernel_wake_ran(std::size_t waker) {
+    const std::uint32_t bit = 1u << waker;
+    kernel_wakes_ &= ~bit;
+    immediate_wakes_ &= ~bit;
+    started_processes_ |= bit;
+  }
   /// Bracket a process's run (leave(true)) or a call from another module's process
   /// (leave(false)): the outermost enter() sets now() to the simulation time, the outermost
   /// leave() runs run_ahead().
   void enter() {
-    if (activation_depth_++ == 0) now_ = sc_core::sc_time_stamp();
+    if (activation_depth_++ == 0) {
+      const sc_core::sc_time real = sc_core::sc_time_stamp();
+      // Nothing runs a process of the core, or calls into it, before the core's own time:
+      // run_ahead() leaves nothing it ran to the kernel.
+      if (real < now_) [[unlikely]]
+        time_moved_back(real);
+      now_ = real;
+    }
   }
   void leave(bool may_move) {
     if (activation_depth_ == 1) run_ahead(may_move);
@@ -268,7 +280,13 @@ class NeuronCore : public sc_core::sc_module {
   /// still pending, earliest first: one due now immediately, as the process that made it would
   /// have, a later one timed. `may_move` false: only notifies. A call from another module's
   /// process must not move ahead: that process goes on at the simulation time after the call.
+  /// A core that runs alone (constructor) does not look at the kernel's activity once each of
+  /// its processes has made its first run and none is runnable in the kernel: nothing else
+  /// acts on it, so it runs every wake-up here, in time order, while it has one.
   void run_ahead(bool may_move);
+  /// A process of the core ran, or another module called in, at `real`, before the core's own
+  /// time: a simulator bug; fails the run with an internal error.
+  void time_moved_back(const sc_core::sc_time& real);
   /// Takes the timed notifications run_ahead() gave the kernel back (cancels them; they are
   /// pending wake-ups of the core again).
   void reclaim_kernel_wakes();
@@ -327,10 +345,19 @@ class NeuronCore : public sc_core::sc_module {
   sc_core::sc_time now_;
   std::uint32_t activation_depth_ = 0;
   /// Whether the core may run ahead (run_ahead()): when the constructor allows it, on a
-  /// single-core system only, where no other core's process calls into this one while it is
-  /// ahead (a barrier release, a collective's completion). Otherwise it never moves ahead.
+  /// single-core system, where no other core's process calls into this one while it is
+  /// ahead (a barrier release, a collective's completion), or when the core runs alone.
+  /// Otherwise it never moves ahead.
   bool run_ahead_ = false;
+  /// The constructor's `runs_alone`: no other module's process calls into this core and
+  /// nothing it does changes another core's timing, so it runs ahead without a bound.
+  const bool runs_alone_;
   static constexpr std::size_t kWakers = kEngines + 2;
+  static constexpr std::uint32_t kAllWakers = (1u << kWakers) - 1;
+  /// Processes (a bit per waker) that have made their first run, which the kernel starts.
+  std::uint32_t started_processes_ = 0;
+  /// Wakers whose event run_ahead() notified immediately: runnable in the kernel now.
+  std::uint32_t immediate_wakes_ = 0;
   struct PendingWake {
     sc_core::sc_time at;
     std::uint64_t order = 0;  ///< when it was made: ties go to the first made

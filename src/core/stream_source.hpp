@@ -18,6 +18,7 @@ class StreamSource final : public InstructionSource {
     // Every instruction statement of the program, taken or not: a superset.
     for (const kernel::InstructionSpec& spec : kernel.prog().instructions) {
       engines_used_ |= engine_bit(spec.engine, spec.dma_trigger);
+      interacts_ = interacts_ || interacts(spec.engine, spec.opcode);
     }
   }
   bool next(kernel::Instruction& out) override { return stream_.next(out); }
@@ -28,10 +29,12 @@ class StreamSource final : public InstructionSource {
     return stream_.kernel().prog().location(instruction.source);
   }
   std::uint32_t engines_used() const override { return engines_used_; }
+  bool interacts_with_other_cores() const override { return interacts_; }
 
  private:
   kernel::InstructionStream stream_;
   std::uint32_t engines_used_ = 0;
+  bool interacts_ = false;
 };
 
 }  // namespace trnsim::core

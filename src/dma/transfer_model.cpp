@@ -39,9 +39,15 @@ TransferLevelDma::TransferLevelDma(const config::Params& params, std::uint32_t c
   sim_time::scale();  // before any conversion (util/sim_time.hpp)
   stacks_.assign(layout_.stacks(), RateLimit{refreshed_stack_bytes_per_ns(params.hbm)});
   stack_stats_.resize(stacks_.size());
+  home_cores_.assign(stacks_.size(), 0);
+  for (std::uint32_t pid = 0; pid < cores_; ++pid) ++home_cores_[layout_.home(pid)];
   const auto queues = static_cast<std::size_t>(std::max(1, params.dma.queues_per_engine));
   for (CoreDmaStats& stats : core_stats_) stats.queues.resize(queues);
   queue_done_ns_.assign(std::size_t{cores_} * queues, 0.0);
+}
+
+bool TransferLevelDma::isolates_core(std::uint32_t pid) const {
+  return pid < cores_ && home_cores_[layout_.home(pid)] == 1;
 }
 
 double TransferLevelDma::core_peak_bytes_per_ns() const {

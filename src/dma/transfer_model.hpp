@@ -57,6 +57,11 @@ class TransferLevelDma final : public core::DmaBackend {
   void submit(std::uint32_t pid, std::uint64_t id, const kernel::Instruction& instruction,
               core::DmaClient& client) override;
   bool accepts_submit_ahead() const override { return true; }
+  /// True when no other simulated core has the same home HBM stack: the engines, caps and ports
+  /// are per core, and a kernel's HBM operands are in its own chip's address space, so its DMAs
+  /// reach only its home stack (a collective's transfers may reach others; a program with
+  /// collectives never runs free).
+  bool isolates_core(std::uint32_t pid) const override;
   void submit_ahead(const sc_core::sc_time& now, std::uint32_t pid, std::uint64_t id,
                     const kernel::Instruction& instruction, core::DmaClient& client) override;
 
@@ -109,10 +114,11 @@ class TransferLevelDma final : public core::DmaBackend {
   /// `lockstep` on have their own entries.
   std::vector<std::uint32_t> lockstep_;
   const bool shortcuts_;
-  std::vector<RateLimit> core_caps_;    ///< per core
-  std::vector<RateLimit> read_ports_;   ///< per core
-  std::vector<RateLimit> write_ports_;  ///< per core
-  std::vector<RateLimit> stacks_;       ///< per HBM stack of every chip
+  std::vector<RateLimit> core_caps_;       ///< per core
+  std::vector<RateLimit> read_ports_;      ///< per core
+  std::vector<RateLimit> write_ports_;     ///< per core
+  std::vector<RateLimit> stacks_;          ///< per HBM stack of every chip
+  std::vector<std::uint32_t> home_cores_;  ///< per HBM stack: the simulated cores it is home to
   std::vector<CoreDmaStats> core_stats_;
   std::vector<OnChipBytes> on_chip_;
   std::vector<double> queue_done_ns_;  ///< per (core, queue): its latest DMA's completion

@@ -65,10 +65,22 @@ System::System(const config::Params& params, std::uint32_t cores, const SourceFa
   DmaBackend& dma = *memory_system_;
   dma.set_observer(dma_observer);
   collectives_ = make_collectives ? make_collectives(params_, cores, dma) : nullptr;
+  // A core runs alone (NeuronCore::run_ahead(), without a bound) when no program waits for or
+  // exchanges data with another core, its DMAs' timing depends on its own alone, and no
+  // observer or execute hook sees its instructions in the order the cores interleave.
+  std::vector<std::unique_ptr<core::InstructionSource>> sources;
+  sources.reserve(cores);
+  bool interacting = false;
+  for (std::uint32_t pid = 0; pid < cores; ++pid) {
+    sources.push_back(make_source(pid));
+    interacting = interacting || sources.back()->interacts_with_other_cores();
+  }
+  const bool may_run_alone = run_ahead == RunAhead::kOn && !interacting && !observer &&
+                             !dma_observer && !execute && dma.accepts_submit_ahead();
   const Chip::CoreFactory make_core = [&](const char* name, std::uint32_t pid) {
-    return std::make_unique<NeuronCore>(name, params_, pid, make_source(pid), dma,
-                                        collectives_.get(), &barrier_, observer,
-                                        run_ahead == RunAhead::kOn, execute);
+    return std::make_unique<NeuronCore>(
+        name, params_, pid, std::move(sources[pid]), dma, collectives_.get(), &barrier_, observer,
+        run_ahead == RunAhead::kOn, execute, may_run_alone && dma.isolates_core(pid));
   };
   const auto cores_per_chip = static_cast<std::uint32_t>(std::max(1, params_.chip.cores));
   for (std::uint32_t first = 0; first < cores; first += cores_per_chip) {

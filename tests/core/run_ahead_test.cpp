@@ -112,7 +112,8 @@ TEST(RunAhead, GivesTheSameStatisticsWhenTheDispatcherWaitsForRingSlots) {
 
 // The comparison above means something only if running ahead happens: on one core, with the
 // transfer-level DMA model, the engines' and the DMA dispatcher's wake-ups almost never need the
-// kernel. A system of several cores never runs ahead (another core's process may call in).
+// kernel. A system of several cores that share HBM stacks does not run ahead (another core's
+// process may act first).
 TEST(RunAhead, HappensOnOneCoreAndNotOnSeveral) {
   const std::string vector_add =
       read_file(std::string(TRNSIM_SOURCE_DIR) + "/examples/kernels/vector_add.json");
@@ -132,6 +133,79 @@ TEST(RunAhead, HappensOnOneCoreAndNotOnSeveral) {
   ASSERT_FALSE(cores.contains("error")) << cores.dump();
   EXPECT_EQ(cores["simulator"]["wakes_run_ahead"], 0);
   EXPECT_GT(cores["simulator"]["wakes_through_kernel"].get<std::uint64_t>(), 0u);
+}
+
+// Cores that run alone: each loads, multiplies and stores its own tiles (per-core HBM tensors).
+// On Trainium1 (here trn1-32xl: two chips for four cores) every core has an HBM stack of its own,
+// so with the transfer-level DMA model nothing of one core's timing depends on another's, and each
+// core runs all its wake-ups ahead of the kernel. The statistics are the same as in step, with the
+// cores' instructions interleaved in time order by the kernel.
+std::string per_core_tiles(const char* extra_statement = "") {
+  return std::string(R"({
+    "format": "trnsim-kernel/1", "name": "per_core_tiles", "params": {"T": 40, "C": 4},
+    "cores": "C",
+    "tensors": {
+      "x": {"memory": "hbm", "dtype": "bfloat16", "shape": ["T", 128, 512], "per_core": true},
+      "w": {"memory": "hbm", "dtype": "bfloat16", "shape": [128, 128]},
+      "out": {"memory": "hbm", "dtype": "float32", "shape": ["T", 128, 512], "per_core": true},
+      "w_sb": {"memory": "sbuf", "dtype": "bfloat16", "shape": [128, 128]},
+      "x_sb": {"memory": "sbuf", "dtype": "bfloat16", "shape": [2, 128, 512], "partition_dim": 1},
+      "y_sb": {"memory": "sbuf", "dtype": "float32", "shape": [2, 128, 512], "partition_dim": 1},
+      "acc": {"memory": "psum", "dtype": "float32", "shape": [2, 128, 512], "partition_dim": 1}},
+    "program": [
+      {"op": "dma_copy", "dst": "w_sb", "src": "w"},
+      {"for": "t", "range": "T", "body": [
+        {"op": "dma_copy", "dst": "x_sb[t % 2]", "src": "x[t]", "queue": "t % 4"},
+        {"op": "nc_matmul", "dst": "acc[t % 2]", "stationary": "w_sb", "moving": "x_sb[t % 2]"},
+        {"op": "activation", "dst": "y_sb[t % 2]", "src": "acc[t % 2]", "func": "gelu"},
+        {"op": "dma_copy", "dst": "out[t]", "src": "y_sb[t % 2]", "queue": "4 + t % 4"}]})") +
+         extra_statement + "]}";
+}
+
+struct AloneCase {
+  const char* config;
+  const char* dma_model;
+  const char* extra_statement;
+  bool runs_ahead;
+};
+
+TEST(RunAhead, CoresWithStacksOfTheirOwnRunAloneAndGiveTheSameStatistics) {
+  const char* barrier = R"(, {"op": "core_barrier"})";
+  for (const AloneCase& alone : {
+           // Alone: a stack each, DMA timing computed at submission.
+           AloneCase{"trn1-32xl", "transfer", "", true},
+           // Two cores share each HBM stack: one's DMAs slow the other's.
+           AloneCase{"trn2", "transfer", "", false},
+           // The packet and flow models move data in processes of their own.
+           AloneCase{"trn1-32xl", "packet", "", false},
+           AloneCase{"trn1-32xl", "flow", "", false},
+           // A barrier's release comes from the last core to arrive.
+           AloneCase{"trn1-32xl", "transfer", barrier, false},
+       }) {
+    SCOPED_TRACE(std::string(alone.config) + " dma.model=" + alone.dma_model +
+                 (*alone.extra_statement != 0 ? " with a core_barrier" : ""));
+    SimulationRequest request;
+    request.kernel_json = per_core_tiles(alone.extra_statement);
+    request.config = alone.config;
+    request.sets = {std::string("dma.model=") + alone.dma_model};
+    nlohmann::json ahead = simulate_in_child(request);
+    request.run_ahead = system::RunAhead::kOff;
+    nlohmann::json in_step = simulate_in_child(request);
+    ASSERT_FALSE(ahead.contains("error")) << ahead.dump();
+    ASSERT_EQ(ahead["cores"].size(), 4u);
+    const auto run_ahead = ahead["simulator"]["wakes_run_ahead"].get<std::uint64_t>();
+    const auto through = ahead["simulator"]["wakes_through_kernel"].get<std::uint64_t>();
+    if (alone.runs_ahead) {
+      // Only the processes' first runs and what a run leaves for the next go through the
+      // kernel: a few per core.
+      EXPECT_GT(run_ahead, 50 * through);
+    } else {
+      EXPECT_EQ(run_ahead, 0u);
+    }
+    ahead.erase("simulator");
+    in_step.erase("simulator");
+    EXPECT_EQ(ahead.dump(), in_step.dump());
+  }
 }
 
 }  // namespace
