@@ -16,7 +16,8 @@ bool BarrierHub::arrive(std::span<const std::uint32_t> group, Ticket& ticket,
   if (++barrier.arrived == participants) {
     barrier.arrived = 0;
     ++barrier.generation;
-    // Only a system of several cores has waiters, and it never runs ahead (NeuronCore).
+    // Only a system of several cores has waiters, and its cores do not run ahead: a program
+    // with a barrier never runs alone (NeuronCore).
     for (sc_core::sc_event* waiter : barrier.waiters) waiter->notify();
     barrier.waiters.clear();
     return true;
