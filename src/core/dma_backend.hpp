@@ -101,12 +101,24 @@ class DmaBackend {
     throw std::logic_error("DmaBackend::submit_ahead: this backend does not accept it");
   }
 
-  /// Whether the timing of core `pid`'s DMAs depends on nothing but that core's own submissions
-  /// (they share no engine, cap, port or HBM stack with another simulated core's) and submit()
-  /// reports their completion from inside the call, with no process of the backend's own. Then
-  /// a core whose program does not interact with other cores may run ahead without bound
-  /// (NeuronCore::run_ahead()). Requires accepts_submit_ahead().
-  virtual bool isolates_core(std::uint32_t /*pid*/) const { return false; }
+  /// Cores whose DMAs' timing depends on the DMAs of the cores of their group only (the same
+  /// isolation_group(), shared with no other core), with completions reported from submit() or
+  /// settle(), not from a process of the backend's own; kNoIsolation: a core's DMAs may depend
+  /// on anything. A group whose cores' programs do not interact with other cores runs ahead of
+  /// the kernel as a whole, without a bound (NeuronCore::run_ahead()). Only when
+  /// accepts_submit_ahead().
+  virtual std::uint32_t isolation_group(std::uint32_t /*pid*/) const { return kNoIsolation; }
+  static constexpr std::uint32_t kNoIsolation = ~std::uint32_t{0};
+  /// The submission time of DMAs of `group` whose completion waits for the end of their time
+  /// step (sc_max_time(): none): the DMAs several cores submit at one time are completed in
+  /// the order of the cores, whatever order the kernel ran the cores' processes in. The backend
+  /// settles them itself once nothing else is left to run at that time.
+  virtual sc_core::sc_time settles_at(std::uint32_t /*group*/) const {
+    return sc_core::sc_max_time();
+  }
+  /// Completes those DMAs now: a group running ahead calls it once it has run every wake-up of
+  /// their time.
+  virtual void settle(std::uint32_t /*group*/) {}
 
   /// Adds what the memory system did to `memory_system` of the statistics (docs/outputs.md):
   /// "model", "dma" per core and "hbm" per stack. `elapsed_ns`: the run's duration, for

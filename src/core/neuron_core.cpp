@@ -31,7 +31,7 @@ NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& param
                        std::uint32_t pid, std::unique_ptr<InstructionSource> source,
                        DmaBackend& dma, CollectiveBackend* collectives, BarrierHub* barrier,
                        InstructionObserver observer, bool may_run_ahead, ExecuteHook execute,
-                       bool runs_alone)
+                       RunGroup* run_group)
     : sc_module(name),
       params_(params),
       pid_(pid),
@@ -43,8 +43,10 @@ NeuronCore::NeuronCore(sc_core::sc_module_name name, const config::Params& param
       issue_time_(sim_time::from_ns(params.sequencer.issue_ns)),
       max_in_flight_(static_cast<std::size_t>(
           std::clamp<int>(params.sequencer.max_in_flight_instructions, 1, kMaxInFlight))),
-      run_ahead_(may_run_ahead && (barrier == nullptr || barrier->cores() == 1 || runs_alone)),
-      runs_alone_(may_run_ahead && runs_alone) {
+      run_ahead_(may_run_ahead &&
+                 (barrier == nullptr || barrier->cores() == 1 || run_group != nullptr)),
+      run_group_(may_run_ahead ? run_group : nullptr) {
+  if (run_group_ != nullptr) run_group_->members.push_back(this);
   stats_.pid = pid;
   dependency_scratch_.reserve(64);
   // Processes are created in this order (the dispatcher, the DMA dispatcher, the engines in
@@ -134,6 +136,7 @@ std::size_t NeuronCore::earliest_wake() const {
 }
 
 void NeuronCore::run_ahead(bool may_move) {
+  if (may_move && run_group_ != nullptr && run_group_ahead()) return;
   const sc_time real = sc_core::sc_time_stamp();
   // The kernel's next activity, as a delay from `real`; zero when something else runs now. It
   // changes only when something notifies the kernel: engines and the dispatcher do not while
@@ -141,48 +144,102 @@ void NeuronCore::run_ahead(bool may_move) {
   // after that.
   sc_time gap;
   bool gap_known = false;
-  // Alone, with every process started and none runnable in the kernel, only this core's own
-  // wake-ups remain: those given to the kernel come back here.
-  const bool unbounded =
-      may_move && runs_alone_ && started_processes_ == kAllWakers && immediate_wakes_ == 0;
-  if (unbounded && kernel_wakes_ != 0) reclaim_kernel_wakes();
   while (may_move && pending_wakes_ != 0 && !error_) {
     const std::size_t next = earliest_wake();
     // Anything else pending at or before then (a DMA or collective model's process, this
     // core's processes notified before) runs first: the kernel orders it.
     const sc_time at = wakes_[next].at;
-    if (!unbounded) {
-      if (!gap_known) {
-        gap = sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext());
-        gap_known = true;
-      }
-      if (gap <= at - real) {
-        // The kernel's next activity may be this core's own wake-ups notified to it before:
-        // they come back here, and the kernel is asked again.
-        if (kernel_wakes_ == 0) break;
-        reclaim_kernel_wakes();
-        gap_known = false;
-        continue;
-      }
+    if (!gap_known) {
+      gap = sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext());
+      gap_known = true;
+    }
+    if (gap <= at - real) {
+      // The kernel's next activity may be this core's own wake-ups notified to it before: they
+      // come back here, and the kernel is asked again.
+      if (kernel_wakes_ == 0) break;
+      reclaim_kernel_wakes();
+      gap_known = false;
+      continue;
     }
     now_ = at;
     forget_wake(next);
     ++wakes_run_ahead_;
-    if (next < kEngines) {
-      engines_[next]->run();
-    } else if (next == kDispatcherWake) {
-      // As an immediate notification would, it cancels a timed one (only run_ahead() makes
-      // those, and reclaim_kernel_wakes() takes them back).
-      if ((kernel_wakes_ >> kDispatcherWake & 1u) != 0) {
-        dispatcher_wake_.cancel();
-        kernel_wakes_ &= ~(1u << kDispatcherWake);
-      }
-      dispatch();
-    } else {
-      gap_known = false;
-      if (dma_dispatcher_->run_ahead_step()) break;
-    }
+    if (next == kDmaDispatcherWake) gap_known = false;
+    if (run_wake(next)) break;
   }
+  notify_pending(real);
+}
+
+bool NeuronCore::run_wake(std::size_t waker) {
+  if (waker < kEngines) {
+    engines_[waker]->run();
+  } else if (waker == kDispatcherWake) {
+    // As an immediate notification would, it cancels a timed one (only run_ahead() makes
+    // those, and reclaim_kernel_wakes() takes them back).
+    if ((kernel_wakes_ >> kDispatcherWake & 1u) != 0) {
+      dispatcher_wake_.cancel();
+      kernel_wakes_ &= ~(1u << kDispatcherWake);
+    }
+    dispatch();
+  } else {
+    return dma_dispatcher_->run_ahead_step();
+  }
+  return false;
+}
+
+bool NeuronCore::run_group_ahead() {
+  const std::vector<NeuronCore*>& members = run_group_->members;
+  for (const NeuronCore* member : members) {
+    if (member->started_processes_ != kAllWakers || member->immediate_wakes_ != 0) return false;
+  }
+  DmaBackend& dma = *run_group_->dma;
+  const std::uint32_t group = run_group_->id;
+  for (NeuronCore* member : members) {
+    if (member->kernel_wakes_ != 0) member->reclaim_kernel_wakes();
+  }
+  for (;;) {
+    // The earliest wake-up of any member (ties: the first core; one core's, the first made).
+    NeuronCore* core = nullptr;
+    std::size_t waker = kWakers;
+    sc_time at;
+    bool failed = false;
+    for (NeuronCore* member : members) {
+      failed = failed || member->error_ != nullptr;
+      if (member->pending_wakes_ == 0) continue;
+      const std::size_t next = member->earliest_wake();
+      if (core == nullptr || member->wakes_[next].at < at) {
+        core = member;
+        waker = next;
+        at = member->wakes_[next].at;
+      }
+    }
+    if (failed) break;
+    // Every wake-up of the time the backend holds DMAs of has run: settle them.
+    const sc_time settles = dma.settles_at(group);
+    if (settles != sc_core::sc_max_time() && (core == nullptr || settles < at)) {
+      for (NeuronCore* member : members) {
+        member->now_ = settles;  // each member's wake-ups so far were at or before it
+        ++member->activation_depth_;
+      }
+      dma.settle(group);
+      for (NeuronCore* member : members) --member->activation_depth_;
+      continue;
+    }
+    if (core == nullptr) break;
+    core->now_ = at;
+    core->forget_wake(waker);
+    ++core->wakes_run_ahead_;
+    ++core->activation_depth_;
+    const bool needs_kernel = core->run_wake(waker);
+    --core->activation_depth_;
+    if (needs_kernel) break;
+  }
+  const sc_time real = sc_core::sc_time_stamp();
+  for (NeuronCore* member : members) member->notify_pending(real);
+  return true;
+}
+
+void NeuronCore::notify_pending(const sc_time& real) {
   // The rest goes to the kernel, earliest (and first made) first: at the simulation time as an
   // immediate notification, as the process would have made it, later as a timed one.
   while (pending_wakes_ != 0) {

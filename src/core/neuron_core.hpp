@@ -73,6 +73,19 @@ using InstructionObserver = std::function<void(const InstructionTiming&)>;
 using ExecuteHook =
     std::function<void(const kernel::Instruction&, std::span<const std::uint32_t> group)>;
 
+class NeuronCore;
+
+/// Cores that run ahead of the SystemC kernel together, without a bound (NeuronCore::run_ahead()):
+/// the DMA model makes their DMAs' timing depend on each other's only
+/// (DmaBackend::isolation_group()), no program of the system waits for or exchanges data with
+/// another core, and no observer sees the order the cores interleave in. Built by the system;
+/// each member joins it when constructed.
+struct RunGroup {
+  std::uint32_t id = 0;  ///< DmaBackend::isolation_group()
+  DmaBackend* dma = nullptr;
+  std::vector<NeuronCore*> members;  ///< in core order
+};
+
 class NeuronCore : public sc_core::sc_module {
  public:
   /// Engines with a sequencer and an instruction queue, in kernel::Engine order.
@@ -81,7 +94,7 @@ class NeuronCore : public sc_core::sc_module {
   NeuronCore(sc_core::sc_module_name name, const config::Params& params, std::uint32_t pid,
              std::unique_ptr<InstructionSource> source, DmaBackend& dma,
              CollectiveBackend* collectives, BarrierHub* barrier, InstructionObserver observer,
-             bool may_run_ahead = true, ExecuteHook execute = {}, bool runs_alone = false);
+             bool may_run_ahead = true, ExecuteHook execute = {}, RunGroup* run_group = nullptr);
   ~NeuronCore() override;
 
   const CoreStats& stats() const {
@@ -280,10 +293,21 @@ class NeuronCore : public sc_core::sc_module {
   /// still pending, earliest first: one due now immediately, as the process that made it would
   /// have, a later one timed. `may_move` false: only notifies. A call from another module's
   /// process must not move ahead: that process goes on at the simulation time after the call.
-  /// A core that runs alone (constructor) does not look at the kernel's activity once each of
-  /// its processes has made its first run and none is runnable in the kernel: nothing else
-  /// acts on it, so it runs every wake-up here, in time order, while it has one.
+  /// The cores of a RunGroup do not look at the kernel's activity once each of their processes
+  /// has made its first run and none is runnable in the kernel: nothing else acts on them, so
+  /// they run every wake-up here, all cores' in time order, while they have one
+  /// (run_group_ahead()).
   void run_ahead(bool may_move);
+  /// run_ahead() for the cores of run_group_: runs their wake-ups in time order and settles
+  /// the DMAs the backend holds to the end of their time step (DmaBackend::settle()) once
+  /// every wake-up of that time has run. False when it cannot (a process of a member is
+  /// started yet or runnable in the kernel): then the core runs ahead on its own.
+  bool run_group_ahead();
+  /// Runs pending wake-up `waker` (its time is now_); true when it needs the kernel's time to
+  /// go on (the DMA dispatcher starts a collective).
+  bool run_wake(std::size_t waker);
+  /// Gives the pending wake-ups to the kernel (simulation time `real`), earliest first.
+  void notify_pending(const sc_core::sc_time& real);
   /// A process of the core ran, or another module called in, at `real`, before the core's own
   /// time: a simulator bug; fails the run with an internal error.
   void time_moved_back(const sc_core::sc_time& real);
@@ -349,9 +373,8 @@ class NeuronCore : public sc_core::sc_module {
   /// ahead (a barrier release, a collective's completion), or when the core runs alone.
   /// Otherwise it never moves ahead.
   bool run_ahead_ = false;
-  /// The constructor's `runs_alone`: no other module's process calls into this core and
-  /// nothing it does changes another core's timing, so it runs ahead without a bound.
-  const bool runs_alone_;
+  /// The constructor's `run_group` (may_run_ahead only): the cores it runs ahead with.
+  RunGroup* const run_group_;
   static constexpr std::size_t kWakers = kEngines + 2;
   static constexpr std::uint32_t kAllWakers = (1u << kWakers) - 1;
   /// Processes (a bit per waker) that have made their first run, which the kernel starts.

@@ -41,13 +41,15 @@ TransferLevelDma::TransferLevelDma(const config::Params& params, std::uint32_t c
   stack_stats_.resize(stacks_.size());
   home_cores_.assign(stacks_.size(), 0);
   for (std::uint32_t pid = 0; pid < cores_; ++pid) ++home_cores_[layout_.home(pid)];
+  batches_.resize(stacks_.size());
+
   const auto queues = static_cast<std::size_t>(std::max(1, params.dma.queues_per_engine));
   for (CoreDmaStats& stats : core_stats_) stats.queues.resize(queues);
   queue_done_ns_.assign(std::size_t{cores_} * queues, 0.0);
 }
 
-bool TransferLevelDma::isolates_core(std::uint32_t pid) const {
-  return pid < cores_ && home_cores_[layout_.home(pid)] == 1;
+std::uint32_t TransferLevelDma::isolation_group(std::uint32_t pid) const {
+  return pid < cores_ ? layout_.home(pid) : kNoIsolation;
 }
 
 double TransferLevelDma::core_peak_bytes_per_ns() const {
@@ -208,25 +210,25 @@ void TransferLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint
   // Each pattern's byte count once (bytes() multiplies out its shape).
   const std::uint64_t src_byte_count = src.bytes();
   const std::uint64_t dst_byte_count = dst.bytes();
-  const auto src_bytes = static_cast<double>(src_byte_count);
-  const auto dst_bytes = static_cast<double>(dst_byte_count);
-  double done = std::max(engines_done, core_caps_[pid].admit(first_data, split.bytes));
-  std::int32_t stack_touched = -1;
+  Pending dma;
+  dma.client = &client;
+  dma.id = id;
+  dma.pid = pid;
+  dma.submitted = submitted;
+  dma.submitted_ns = now;
+  dma.first_data_ns = first_data;
+  dma.done_ns = std::max(engines_done, core_caps_[pid].admit(first_data, split.bytes));
   if (reads_hbm) {
-    done = std::max(done, read_ports_[pid].admit(first_data, src_bytes));
-    const std::uint32_t stack = layout_.of_operand(src.space, pid);
-    done = std::max(done, stacks_[stack].admit(first_data, src_bytes));
-    stack_stats_[stack].read += src_byte_count;
-    stack_touched = static_cast<std::int32_t>(stack);
+    dma.done_ns = std::max(dma.done_ns,
+                           read_ports_[pid].admit(first_data, static_cast<double>(src_byte_count)));
+    dma.read_stack = static_cast<std::int32_t>(layout_.of_operand(src.space, pid));
+    dma.read_bytes = src_byte_count;
   }
   if (writes_hbm) {
-    done = std::max(done, write_ports_[pid].admit(first_data, dst_bytes));
-    const std::uint32_t stack = layout_.of_operand(dst.space, pid);
-    done = std::max(done, stacks_[stack].admit(first_data, dst_bytes));
-    stack_stats_[stack].write += dst_byte_count;
-    stack_touched = stack_touched >= 0 && stack_touched != static_cast<std::int32_t>(stack)
-                        ? -1
-                        : static_cast<std::int32_t>(stack);
+    dma.done_ns = std::max(
+        dma.done_ns, write_ports_[pid].admit(first_data, static_cast<double>(dst_byte_count)));
+    dma.write_stack = static_cast<std::int32_t>(layout_.of_operand(dst.space, pid));
+    dma.write_bytes = dst_byte_count;
   }
   // The HBM access latency shows where the last packet streams for less time than it (short
   // rows); otherwise it hides behind the streaming, as in the packet model.
@@ -237,17 +239,12 @@ void TransferLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint
             : split.row_bytes;
     const double last_packet_bytes =
         std::min(descriptor_bytes, static_cast<double>(params_.dma.packet_bytes));
-    done += hbm_tail_latency_ns(params_.hbm, reads_hbm, writes_hbm, last_packet_bytes,
-                                last_packet_bytes / split.rate);
+    dma.tail_ns = hbm_tail_latency_ns(params_.hbm, reads_hbm, writes_hbm, last_packet_bytes,
+                                      last_packet_bytes / split.rate);
   }
 
-  const std::uint32_t queue_index =
-      instruction.dma_queue % static_cast<std::uint32_t>(stats.queues.size());
-  QueueStats& queue = stats.queues[queue_index];
-  double& queue_done = queue_done_ns_[pid * stats.queues.size() + queue_index];
-  done = std::max(done, queue_done);
-  queue_done = done;
-
+  dma.queue = instruction.dma_queue % static_cast<std::uint32_t>(stats.queues.size());
+  QueueStats& queue = stats.queues[dma.queue];
   ++stats.transfers;
   stats.bytes += split.bytes;
   ++queue.transfers;
@@ -257,13 +254,101 @@ void TransferLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint
   if (src.memory == MemoryKind::kPsum) on_chip.psum_read += src_byte_count;
   if (dst.memory == MemoryKind::kSbuf) on_chip.sbuf_write += dst_byte_count;
   if (dst.memory == MemoryKind::kPsum) on_chip.psum_write += dst_byte_count;
-  count_completion(stats, queue_index, first_data, done, last_complete_ns_);
-  if (observed()) {
-    core::DmaEvent event = core::dma_event_of(pid, id, instruction);
-    event.hbm_stack = stack_touched;
-    report_transfer(event, now, first_data, done);
+  if (observed()) dma.event = core::dma_event_of(pid, id, instruction);
+
+  const std::uint32_t group = layout_.home(pid);
+  if (home_cores_[group] == 1) {
+    complete(dma);  // no other core's DMAs pass its stack
+    return;
   }
-  client.dma_complete(id, sim_time::from_ns(done), done - first_data);
+  // Another core's DMAs pass the same stack: those submitted at the same time pass it round
+  // robin over the cores, whatever order the kernel ran the cores' processes in (settle()).
+  std::vector<Pending>& batch = batches_[group];
+  if (!batch.empty() && batch.front().submitted != submitted) settle(group);
+  if (batch.empty()) {
+    ++open_batches_;
+    if (submitted < settle_request_) {
+      settle_request_ = submitted;
+      util::EndOfTimeStep::request(*this, submitted);
+    }
+  }
+  dma.rank = static_cast<std::uint32_t>(std::count_if(
+      batch.begin(), batch.end(), [pid](const Pending& other) { return other.pid == pid; }));
+  batch.push_back(std::move(dma));
+}
+
+void TransferLevelDma::complete(Pending& dma) {
+  double done = dma.done_ns;
+  std::int32_t stack_touched = -1;
+  if (dma.read_stack >= 0) {
+    const auto stack = static_cast<std::size_t>(dma.read_stack);
+    done = std::max(done,
+                    stacks_[stack].admit(dma.first_data_ns, static_cast<double>(dma.read_bytes)));
+    stack_stats_[stack].read += dma.read_bytes;
+    stack_touched = dma.read_stack;
+  }
+  if (dma.write_stack >= 0) {
+    const auto stack = static_cast<std::size_t>(dma.write_stack);
+    done = std::max(done,
+                    stacks_[stack].admit(dma.first_data_ns, static_cast<double>(dma.write_bytes)));
+    stack_stats_[stack].write += dma.write_bytes;
+    stack_touched = stack_touched >= 0 && stack_touched != dma.write_stack ? -1 : dma.write_stack;
+  }
+  done += dma.tail_ns;
+  CoreDmaStats& stats = core_stats_[dma.pid];
+  double& queue_done = queue_done_ns_[dma.pid * stats.queues.size() + dma.queue];
+  done = std::max(done, queue_done);
+  queue_done = done;
+  count_completion(stats, dma.queue, dma.first_data_ns, done, last_complete_ns_);
+  if (observed()) {
+    dma.event.hbm_stack = stack_touched;
+    report_transfer(dma.event, dma.submitted_ns, dma.first_data_ns, done);
+  }
+  dma.client->dma_complete(dma.id, sim_time::from_ns(done), done - dma.first_data_ns);
+}
+
+sc_core::sc_time TransferLevelDma::settles_at(std::uint32_t group) const {
+  const std::vector<Pending>& batch = batches_[group];
+  return batch.empty() ? sc_core::sc_max_time() : batch.front().submitted;
+}
+
+void TransferLevelDma::settle(std::uint32_t group) {
+  std::vector<Pending>& batch = batches_[group];
+  if (batch.empty()) return;
+  --open_batches_;
+  // Round robin over the cores, in core order: each core's first DMA of the batch, then each
+  // core's second, and so on (one core's DMAs in the order it submitted them).
+  std::sort(batch.begin(), batch.end(), [](const Pending& a, const Pending& b) {
+    return a.rank != b.rank ? a.rank < b.rank : a.pid < b.pid;
+  });
+  std::vector<Pending> settling;
+  settling.swap(batch);  // what the completions make the cores submit opens a new batch
+  request_settling();
+  for (Pending& dma : settling) complete(dma);
+}
+
+void TransferLevelDma::time_step_ended() {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  settle_request_ = sc_core::sc_max_time();  // the request was used
+  for (std::uint32_t group = 0; group < batches_.size() && open_batches_ > 0; ++group) {
+    if (settles_at(group) <= now) settle(group);
+  }
+  request_settling();
+}
+
+void TransferLevelDma::request_settling() {
+  // The end of the earliest time step a batch waits for.
+  sc_core::sc_time earliest = sc_core::sc_max_time();
+  for (std::uint32_t group = 0; group < batches_.size() && open_batches_ > 0; ++group) {
+    earliest = std::min(earliest, settles_at(group));
+  }
+  if (earliest == settle_request_) return;
+  settle_request_ = earliest;
+  if (earliest == sc_core::sc_max_time()) {
+    util::EndOfTimeStep::forget(*this);
+  } else {
+    util::EndOfTimeStep::request(*this, earliest);
+  }
 }
 
 void TransferLevelDma::add_statistics(stats::Group& memory_system, double elapsed_ns) const {

@@ -20,15 +20,19 @@
 // t_rcd + t_cl + the granule's burst: rows are hashed over the banks, so the requests of a DMA's
 // last packet meet other rows open; hbm_tail_latency_ns): a read's where it outlasts the packet's
 // streaming (short rows only), a write's in full, as it is issued once the packet has been read.
-// Completion keeps queue order per core.
+// Completion keeps queue order per core. The DMAs that cores sharing a stack submit at one
+// time pass the stack round robin over those cores (each core's first, then each core's second,
+// ...), whatever order the kernel ran the cores' processes in: they wait for the end of their
+// time step (util::EndOfTimeStep, or settle() from cores running ahead together).
 //
 // Leaves out (the packet model has them): round-robin interleaving of queues at packet
 // boundaries (engines serve DMAs in submission order, so total throughput is right but a DMA
 // submitted later on another queue does not slow an earlier one down), strict-priority
 // arbitration, HBM channels, banks, row buffers, turnarounds and back-pressure, and per-packet
-// trace events. Cost: O(engines) arithmetic per DMA, no SystemC events; completion is reported
-// from inside submit(). A transfer's split over the engines depends only on its operands' shapes
-// and is kept for the 8 most recent shapes.
+// trace events. Cost: O(engines) arithmetic per DMA, no SystemC events of its own; completion is
+// reported from inside submit(), or at the end of the time step for a core sharing its stack. A
+// transfer's split over the engines depends only on its operands' shapes and is kept for the 8
+// most recent shapes.
 #pragma once
 
 #include <array>
@@ -41,10 +45,11 @@
 #include "dma/descriptors.hpp"
 #include "dma/dma_statistics.hpp"
 #include "kernel/instruction.hpp"
+#include "util/end_of_time_step.hpp"
 
 namespace trnsim::dma {
 
-class TransferLevelDma final : public core::DmaBackend {
+class TransferLevelDma final : public core::DmaBackend, private util::EndOfTimeStep::Client {
  public:
   /// Exact shortcuts of submit(): the per-shape split cache and engines moved in lockstep.
   /// Off, every DMA is split and every engine computed on its own; the results are the same to
@@ -57,11 +62,13 @@ class TransferLevelDma final : public core::DmaBackend {
   void submit(std::uint32_t pid, std::uint64_t id, const kernel::Instruction& instruction,
               core::DmaClient& client) override;
   bool accepts_submit_ahead() const override { return true; }
-  /// True when no other simulated core has the same home HBM stack: the engines, caps and ports
-  /// are per core, and a kernel's HBM operands are in its own chip's address space, so its DMAs
-  /// reach only its home stack (a collective's transfers may reach others; a program with
-  /// collectives never runs free).
-  bool isolates_core(std::uint32_t pid) const override;
+  /// The core's home HBM stack: the engines, caps and ports are per core, and a kernel's HBM
+  /// operands are in its own chip's address space, so its DMAs reach only its home stack (a
+  /// collective's transfers may reach others; a program with collectives never runs ahead
+  /// without a bound).
+  std::uint32_t isolation_group(std::uint32_t pid) const override;
+  sc_core::sc_time settles_at(std::uint32_t group) const override;
+  void settle(std::uint32_t group) override;
   void submit_ahead(const sc_core::sc_time& now, std::uint32_t pid, std::uint64_t id,
                     const kernel::Instruction& instruction, core::DmaClient& client) override;
 
@@ -119,6 +126,37 @@ class TransferLevelDma final : public core::DmaBackend {
   std::vector<RateLimit> write_ports_;     ///< per core
   std::vector<RateLimit> stacks_;          ///< per HBM stack of every chip
   std::vector<std::uint32_t> home_cores_;  ///< per HBM stack: the simulated cores it is home to
+  /// A DMA up to its HBM stack: its timing on the core's own engines, cap and ports is final.
+  struct Pending {
+    core::DmaClient* client = nullptr;
+    std::uint64_t id = 0;
+    std::uint32_t pid = 0;
+    std::uint32_t queue = 0;
+    std::uint32_t rank = 0;  ///< the core's DMAs before it in its batch
+    sc_core::sc_time submitted;
+    double submitted_ns = 0;
+    double first_data_ns = 0;
+    double done_ns = 0;            ///< through the engines, the core's cap and its ports
+    double tail_ns = 0;            ///< the HBM latency after the last packet (hbm_tail_latency_ns)
+    std::int32_t read_stack = -1;  ///< -1: none
+    std::int32_t write_stack = -1;
+    std::uint64_t read_bytes = 0;
+    std::uint64_t write_bytes = 0;
+    core::DmaEvent event;  ///< filled only when an observer is set
+  };
+  /// Passes the stack, completes queue order and reports the completion.
+  void complete(Pending& dma);
+  /// Per HBM stack shared by several cores: the DMAs its cores submitted at one time, completed
+  /// at the end of that time step (settle()).
+  std::vector<std::vector<Pending>> batches_;
+  std::uint32_t open_batches_ = 0;  ///< non-empty batches_
+  /// Settles every batch due: no other process is left at the current time.
+  void time_step_ended() override;
+  /// Asks util::EndOfTimeStep for the end of the earliest time step a batch waits for (or
+  /// withdraws the request when none does).
+  void request_settling();
+  /// The time step whose end this model asked util::EndOfTimeStep for (sc_max_time(): none).
+  sc_core::sc_time settle_request_ = sc_core::sc_max_time();
   std::vector<CoreDmaStats> core_stats_;
   std::vector<OnChipBytes> on_chip_;
   std::vector<double> queue_done_ns_;  ///< per (core, queue): its latest DMA's completion

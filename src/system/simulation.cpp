@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -65,9 +66,10 @@ System::System(const config::Params& params, std::uint32_t cores, const SourceFa
   DmaBackend& dma = *memory_system_;
   dma.set_observer(dma_observer);
   collectives_ = make_collectives ? make_collectives(params_, cores, dma) : nullptr;
-  // A core runs alone (NeuronCore::run_ahead(), without a bound) when no program waits for or
-  // exchanges data with another core, its DMAs' timing depends on its own alone, and no
-  // observer or execute hook sees its instructions in the order the cores interleave.
+  // Cores run ahead of the kernel in groups, without a bound (NeuronCore::run_ahead()), when no
+  // program waits for or exchanges data with another core, the DMA model makes their DMAs'
+  // timing depend on their group's only, and no observer or execute hook sees their
+  // instructions in the order the cores interleave.
   std::vector<std::unique_ptr<core::InstructionSource>> sources;
   sources.reserve(cores);
   bool interacting = false;
@@ -75,12 +77,22 @@ System::System(const config::Params& params, std::uint32_t cores, const SourceFa
     sources.push_back(make_source(pid));
     interacting = interacting || sources.back()->interacts_with_other_cores();
   }
-  const bool may_run_alone = run_ahead == RunAhead::kOn && !interacting && !observer &&
-                             !dma_observer && !execute && dma.accepts_submit_ahead();
+  const bool may_group = run_ahead == RunAhead::kOn && !interacting && !observer && !dma_observer &&
+                         !execute && dma.accepts_submit_ahead();
+  std::map<std::uint32_t, core::RunGroup*> groups;
+  for (std::uint32_t pid = 0; may_group && pid < cores; ++pid) {
+    const std::uint32_t id = dma.isolation_group(pid);
+    if (id == DmaBackend::kNoIsolation || groups.contains(id)) continue;
+    run_groups_.push_back(std::make_unique<core::RunGroup>());
+    run_groups_.back()->id = id;
+    run_groups_.back()->dma = &dma;
+    groups[id] = run_groups_.back().get();
+  }
   const Chip::CoreFactory make_core = [&](const char* name, std::uint32_t pid) {
+    const auto group = may_group ? groups.find(dma.isolation_group(pid)) : groups.end();
     return std::make_unique<NeuronCore>(
         name, params_, pid, std::move(sources[pid]), dma, collectives_.get(), &barrier_, observer,
-        run_ahead == RunAhead::kOn, execute, may_run_alone && dma.isolates_core(pid));
+        run_ahead == RunAhead::kOn, execute, group == groups.end() ? nullptr : group->second);
   };
   const auto cores_per_chip = static_cast<std::uint32_t>(std::max(1, params_.chip.cores));
   for (std::uint32_t first = 0; first < cores; first += cores_per_chip) {

@@ -95,6 +95,7 @@ class System {
   core::BarrierHub barrier_;
   std::unique_ptr<DmaBackend> memory_system_;
   std::unique_ptr<CollectiveBackend> collectives_;
+  std::vector<std::unique_ptr<core::RunGroup>> run_groups_;  ///< before the cores that use them
   std::vector<std::unique_ptr<Chip>> chips_;
   std::vector<NeuronCore*> cores_;
 };

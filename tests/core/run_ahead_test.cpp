@@ -112,9 +112,9 @@ TEST(RunAhead, GivesTheSameStatisticsWhenTheDispatcherWaitsForRingSlots) {
 
 // The comparison above means something only if running ahead happens: on one core, with the
 // transfer-level DMA model, the engines' and the DMA dispatcher's wake-ups almost never need the
-// kernel. A system of several cores that share HBM stacks does not run ahead (another core's
-// process may act first).
-TEST(RunAhead, HappensOnOneCoreAndNotOnSeveral) {
+// kernel. Several cores whose DMA model has a process of its own (flow) do not run ahead: the
+// model's process may act on any core at any time.
+TEST(RunAhead, HappensOnOneCoreAndNotOnSeveralWithAModelProcess) {
   const std::string vector_add =
       read_file(std::string(TRNSIM_SOURCE_DIR) + "/examples/kernels/vector_add.json");
   SimulationRequest request;
@@ -129,17 +129,20 @@ TEST(RunAhead, HappensOnOneCoreAndNotOnSeveral) {
   nlohmann::json two_cores = nlohmann::json::parse(vector_add);
   two_cores["cores"] = 2;
   request.kernel_json = two_cores.dump();
+  request.sets = {"dma.model=flow"};
   const nlohmann::json cores = simulate_in_child(request);
   ASSERT_FALSE(cores.contains("error")) << cores.dump();
   EXPECT_EQ(cores["simulator"]["wakes_run_ahead"], 0);
   EXPECT_GT(cores["simulator"]["wakes_through_kernel"].get<std::uint64_t>(), 0u);
 }
 
-// Cores that run alone: each loads, multiplies and stores its own tiles (per-core HBM tensors).
-// On Trainium1 (here trn1-32xl: two chips for four cores) every core has an HBM stack of its own,
-// so with the transfer-level DMA model nothing of one core's timing depends on another's, and each
-// core runs all its wake-ups ahead of the kernel. The statistics are the same as in step, with the
-// cores' instructions interleaved in time order by the kernel.
+// Groups of cores that run ahead together (core::RunGroup): each core loads, multiplies and
+// stores its own tiles (per-core HBM tensors). With the transfer-level DMA model a core's DMA
+// timing depends only on the cores of its home HBM stack: on Trainium1 (here trn1-32xl: two
+// chips for four cores) a stack per core, on Trainium2 one per two cores, whose DMAs submitted at
+// one time pass the stack in core order. Each group runs all its wake-ups ahead of the kernel,
+// and the statistics are the same as in step, with every core's instructions interleaved in
+// time order by the kernel.
 std::string per_core_tiles(const char* extra_statement = "") {
   return std::string(R"({
     "format": "trnsim-kernel/1", "name": "per_core_tiles", "params": {"T": 40, "C": 4},
@@ -162,32 +165,33 @@ std::string per_core_tiles(const char* extra_statement = "") {
          extra_statement + "]}";
 }
 
-struct AloneCase {
+struct GroupCase {
   const char* config;
   const char* dma_model;
   const char* extra_statement;
   bool runs_ahead;
 };
 
-TEST(RunAhead, CoresWithStacksOfTheirOwnRunAloneAndGiveTheSameStatistics) {
+TEST(RunAhead, GroupsOfCoresRunAheadAndGiveTheSameStatistics) {
   const char* barrier = R"(, {"op": "core_barrier"})";
-  for (const AloneCase& alone : {
-           // Alone: a stack each, DMA timing computed at submission.
-           AloneCase{"trn1-32xl", "transfer", "", true},
-           // Two cores share each HBM stack: one's DMAs slow the other's.
-           AloneCase{"trn2", "transfer", "", false},
+  for (const GroupCase& variant : {
+           // A stack per core, DMA timing computed at submission.
+           GroupCase{"trn1-32xl", "transfer", "", true},
+           // Two cores share each HBM stack: each pair runs ahead together, the DMAs the two
+           // submit at one time passing their stack in core order either way.
+           GroupCase{"trn2", "transfer", "", true},
            // The packet and flow models move data in processes of their own.
-           AloneCase{"trn1-32xl", "packet", "", false},
-           AloneCase{"trn1-32xl", "flow", "", false},
+           GroupCase{"trn1-32xl", "packet", "", false},
+           GroupCase{"trn1-32xl", "flow", "", false},
            // A barrier's release comes from the last core to arrive.
-           AloneCase{"trn1-32xl", "transfer", barrier, false},
+           GroupCase{"trn1-32xl", "transfer", barrier, false},
        }) {
-    SCOPED_TRACE(std::string(alone.config) + " dma.model=" + alone.dma_model +
-                 (*alone.extra_statement != 0 ? " with a core_barrier" : ""));
+    SCOPED_TRACE(std::string(variant.config) + " dma.model=" + variant.dma_model +
+                 (*variant.extra_statement != 0 ? " with a core_barrier" : ""));
     SimulationRequest request;
-    request.kernel_json = per_core_tiles(alone.extra_statement);
-    request.config = alone.config;
-    request.sets = {std::string("dma.model=") + alone.dma_model};
+    request.kernel_json = per_core_tiles(variant.extra_statement);
+    request.config = variant.config;
+    request.sets = {std::string("dma.model=") + variant.dma_model};
     nlohmann::json ahead = simulate_in_child(request);
     request.run_ahead = system::RunAhead::kOff;
     nlohmann::json in_step = simulate_in_child(request);
@@ -195,7 +199,7 @@ TEST(RunAhead, CoresWithStacksOfTheirOwnRunAloneAndGiveTheSameStatistics) {
     ASSERT_EQ(ahead["cores"].size(), 4u);
     const auto run_ahead = ahead["simulator"]["wakes_run_ahead"].get<std::uint64_t>();
     const auto through = ahead["simulator"]["wakes_through_kernel"].get<std::uint64_t>();
-    if (alone.runs_ahead) {
+    if (variant.runs_ahead) {
       // Only the processes' first runs and what a run leaves for the next go through the
       // kernel: a few per core.
       EXPECT_GT(run_ahead, 50 * through);

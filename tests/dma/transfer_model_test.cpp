@@ -212,6 +212,45 @@ TEST(TransferModel, TwoCoresSharingAStackSplitItsBandwidth) {
   EXPECT_NEAR(both, 368.0 * (1.0 - 350.0 / 3900.0), 0.5);
 }
 
+TEST(TransferModel, SameTimeDmasOfCoresSharingAStackPassItRoundRobinInCoreOrder) {
+  // Two trn2 cores of stack 0 submit two 2 MiB loads each at the same time, in the kernel's
+  // order of their processes, which the model must not depend on: whatever the submission
+  // order, the stack takes core 0's first, core 1's first, core 0's second, core 1's second.
+  // The stack (368 GB/s less refresh: 334.97 B/ns) is the limit: a load passes it in
+  // 2,097,152 / 334.97 = 6,260.7 ns, its core's engines (16 x 23 B/ns) in 5,698.8 ns, so the
+  // stack takes one load after the other from 450 ns (the fixed cost) and the four complete
+  // 6,260.7 ns apart, the first at 450 + 6,260.7; the HBM access of a last packet (103.1 ns at
+  // 23 B/ns per channel) hides behind its streaming (4,096 / 23 = 178 ns).
+  const config::Params params = builtin("trn2", {"hbm.stack_bandwidth_gbps=368"});
+  const std::uint64_t bytes = 128ull * 16384;
+  const double step = static_cast<double>(bytes) / (368.0 * (1.0 - 350.0 / 3900.0));
+  // One model per submission order, simulated together (one elaboration per process).
+  TransferLevelDma core_0_first(params, 2);
+  TransferLevelDma core_1_first(params, 2);
+  Testbench bench_0("core_0_first", core_0_first);
+  Testbench bench_1("core_1_first", core_1_first);
+  // ids[b][pid][k]: load k of core pid on bench b.
+  std::uint64_t ids[2][2][2] = {};
+  for (std::uint32_t k = 0; k < 2; ++k) {
+    for (std::uint32_t turn = 0; turn < 2; ++turn) {
+      const std::uint32_t pid_0 = turn;
+      const std::uint32_t pid_1 = 1 - turn;
+      ids[0][pid_0][k] = bench_0.add(0, pid_0, load(128, 16384, pid_0 * (1ull << 30) + k * bytes));
+      ids[1][pid_1][k] = bench_1.add(0, pid_1, load(128, 16384, pid_1 * (1ull << 30) + k * bytes));
+    }
+  }
+  sc_core::sc_start();
+  for (std::uint32_t b = 0; b < 2; ++b) {
+    SCOPED_TRACE(b == 0 ? "core 0 submits first" : "core 1 submits first");
+    Testbench& bench = b == 0 ? bench_0 : bench_1;
+    ASSERT_EQ(bench.completed(), 4u);
+    EXPECT_NEAR(bench.completion(ids[b][0][0]).complete_ns, 450 + step, 0.01);
+    EXPECT_NEAR(bench.completion(ids[b][1][0]).complete_ns, 450 + 2 * step, 0.01);
+    EXPECT_NEAR(bench.completion(ids[b][0][1]).complete_ns, 450 + 3 * step, 0.01);
+    EXPECT_NEAR(bench.completion(ids[b][1][1]).complete_ns, 450 + 4 * step, 0.01);
+  }
+}
+
 TEST(TransferModel, CompletionsKeepQueueOrder) {
   // A load held back by a 10 GB/s HBM port (65,536 B: 6,554 ns) and a small SBUF -> SBUF copy
   // after it, whose engines are free long before: on the same queue the copy completes after
