@@ -110,9 +110,9 @@ class DmaBackend {
   virtual std::uint32_t isolation_group(std::uint32_t /*pid*/) const { return kNoIsolation; }
   static constexpr std::uint32_t kNoIsolation = ~std::uint32_t{0};
   /// The submission time of DMAs of `group` whose completion waits for the end of their time
-  /// step (sc_max_time(): none): the DMAs several cores submit at one time are completed in
-  /// the order of the cores, whatever order the kernel ran the cores' processes in. The backend
-  /// settles them itself once nothing else is left to run at that time.
+  /// step (sc_max_time(): none): the DMAs several cores submit at one time are completed in an
+  /// order of the backend's own, whatever order the kernel ran the cores' processes in. The
+  /// backend settles them itself once nothing else is left to run at that time.
   virtual sc_core::sc_time settles_at(std::uint32_t /*group*/) const {
     return sc_core::sc_max_time();
   }

@@ -300,8 +300,8 @@ class NeuronCore : public sc_core::sc_module {
   void run_ahead(bool may_move);
   /// run_ahead() for the cores of run_group_: runs their wake-ups in time order and settles
   /// the DMAs the backend holds to the end of their time step (DmaBackend::settle()) once
-  /// every wake-up of that time has run. False when it cannot (a process of a member is
-  /// started yet or runnable in the kernel): then the core runs ahead on its own.
+  /// every wake-up of that time has run. False when it cannot (a process of a member has not
+  /// made its first run yet, or is runnable in the kernel): then the core runs ahead on its own.
   bool run_group_ahead();
   /// Runs pending wake-up `waker` (its time is now_); true when it needs the kernel's time to
   /// go on (the DMA dispatcher starts a collective).
@@ -370,8 +370,8 @@ class NeuronCore : public sc_core::sc_module {
   std::uint32_t activation_depth_ = 0;
   /// Whether the core may run ahead (run_ahead()): when the constructor allows it, on a
   /// single-core system, where no other core's process calls into this one while it is
-  /// ahead (a barrier release, a collective's completion), or when the core runs alone.
-  /// Otherwise it never moves ahead.
+  /// ahead (a barrier release, a collective's completion), or when the core belongs to a
+  /// RunGroup. Otherwise it never moves ahead.
   bool run_ahead_ = false;
   /// The constructor's `run_group` (may_run_ahead only): the cores it runs ahead with.
   RunGroup* const run_group_;
