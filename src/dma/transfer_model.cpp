@@ -215,7 +215,6 @@ void TransferLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint
   dma.id = id;
   dma.pid = pid;
   dma.submitted = submitted;
-  dma.submitted_ns = now;
   dma.first_data_ns = first_data;
   dma.done_ns = std::max(engines_done, core_caps_[pid].admit(first_data, split.bytes));
   if (reads_hbm) {
@@ -302,7 +301,7 @@ void TransferLevelDma::complete(Pending& dma) {
   count_completion(stats, dma.queue, dma.first_data_ns, done, last_complete_ns_);
   if (observed()) {
     dma.event.hbm_stack = stack_touched;
-    report_transfer(dma.event, dma.submitted_ns, dma.first_data_ns, done);
+    report_transfer(dma.event, sim_time::to_ns(dma.submitted), dma.first_data_ns, done);
   }
   dma.client->dma_complete(dma.id, sim_time::from_ns(done), done - dma.first_data_ns);
 }

@@ -134,7 +134,6 @@ class TransferLevelDma final : public core::DmaBackend, private util::EndOfTimeS
     std::uint32_t queue = 0;
     std::uint32_t rank = 0;  ///< the core's DMAs before it in its batch
     sc_core::sc_time submitted;
-    double submitted_ns = 0;
     double first_data_ns = 0;
     double done_ns = 0;            ///< through the engines, the core's cap and its ports
     double tail_ns = 0;            ///< the HBM latency after the last packet (hbm_tail_latency_ns)
