@@ -101,6 +101,10 @@ class DmaBackend {
     throw std::logic_error("DmaBackend::submit_ahead: this backend does not accept it");
   }
 
+  /// Declares, before the first submit(), that no core's DMAs reach another core's home HBM
+  /// stack (its programs have no collective traffic); a backend may then model the cores of each
+  /// home stack apart (isolation_group()).
+  virtual void home_stacks_only() {}
   /// Cores whose DMAs' timing depends on the DMAs of the cores of their group only (the same
   /// isolation_group(), shared with no other core), with completions reported from submit() or
   /// settle(), not from a process of the backend's own; kNoIsolation: a core's DMAs may depend

@@ -27,35 +27,72 @@ FlowLevelDma::FlowLevelDma(sc_core::sc_module_name name, const config::Params& p
       stack_bytes_per_ns_(refreshed_stack_bytes_per_ns(params.hbm)),
       depth_bytes_((engines_per_core_ - 1) *
                    static_cast<double>(std::max(1, params.dma.packet_bytes))),
-      engines_(std::size_t{cores_} * engines_per_core_),
       descriptors_per_ns_(
           params.dma.descriptor_overhead_ns > 0 ? 1.0 / params.dma.descriptor_overhead_ns : 0.0),
       prefetch_limit_(static_cast<double>(std::max(1, params.dma.descriptor_prefetch))),
-      core_caps_(cores_, Bucket{params.dma.core_bandwidth_gbps, 0, 0}),
-      read_ports_(cores_, Bucket{params.dma.hbm_port_bandwidth_gbps, 0, 0}),
-      write_ports_(cores_, Bucket{params.dma.hbm_port_bandwidth_gbps, 0, 0}),
-      core_touched_(cores_, false),
-      core_items_(cores_, 0),
-      lockstep_(cores_, false),
+      settle_request_(sc_core::sc_max_time()),
       core_stats_(cores_),
       on_chip_(cores_),
       generators_(params.dma, cores_),
       trace_(log::debug_enabled("dma")) {
   sim_time::scale();  // before any conversion (util/sim_time.hpp)
-  for (std::vector<Bucket>* caps : {&core_caps_, &read_ports_, &write_ports_}) {
-    for (Bucket& bucket : *caps) bucket.credit = depth_bytes_;
-  }
-  for (EngineState& engine : engines_) {
-    engine.queues.resize(queues_per_engine_);
-    engine.heads.assign(queues_per_engine_, 0);
-    engine.queue_done_ns.assign(queues_per_engine_, 0.0);
-  }
-  stack_load_.assign(layout_.stacks(), 0.0);
-  stack_stats_.resize(stack_load_.size());
+  stack_stats_.resize(layout_.stacks());
   for (CoreDmaStats& stats : core_stats_) stats.queues.resize(queues_per_engine_);
-  SC_METHOD(wake);
-  sensitive << wake_event_;
-  dont_initialize();
+  partition(false);
+}
+
+void FlowLevelDma::partition(bool by_home_stack) {
+  by_home_stack_ = by_home_stack;
+  std::vector<std::vector<std::uint32_t>> members(by_home_stack ? layout_.stacks() : 1);
+  partition_of_.assign(cores_, 0);
+  for (std::uint32_t pid = 0; pid < cores_; ++pid) {
+    partition_of_[pid] = by_home_stack ? layout_.home(pid) : 0;
+    members[partition_of_[pid]].push_back(pid);
+  }
+  partitions_.clear();
+  partitions_.reserve(members.size());
+  for (std::vector<std::uint32_t>& pids : members) partitions_.emplace_back(*this, std::move(pids));
+}
+
+void FlowLevelDma::home_stacks_only() {
+  if (!by_home_stack_) partition(true);
+}
+
+std::uint32_t FlowLevelDma::isolation_group(std::uint32_t pid) const {
+  return by_home_stack_ && pid < cores_ ? partition_of_[pid] : kNoIsolation;
+}
+
+sc_core::sc_time FlowLevelDma::settles_at(std::uint32_t group) const {
+  return group < partitions_.size() ? partitions_[group].settles_at() : sc_core::sc_max_time();
+}
+
+void FlowLevelDma::settle(std::uint32_t group) {
+  if (group >= partitions_.size()) return;
+  partitions_[group].settle();
+  request_settling();
+}
+
+void FlowLevelDma::time_step_ended() {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  settle_request_ = sc_core::sc_max_time();  // the request was used
+  for (Partition& partition : partitions_) {
+    if (partition.settles_at() <= now) partition.settle();
+  }
+  request_settling();
+}
+
+void FlowLevelDma::request_settling() {
+  sc_core::sc_time earliest = sc_core::sc_max_time();
+  for (const Partition& partition : partitions_) {
+    earliest = std::min(earliest, partition.settles_at());
+  }
+  if (earliest == settle_request_) return;
+  settle_request_ = earliest;
+  if (earliest == sc_core::sc_max_time()) {
+    util::EndOfTimeStep::forget(*this);
+  } else {
+    util::EndOfTimeStep::request(*this, earliest);
+  }
 }
 
 double FlowLevelDma::core_peak_bytes_per_ns() const {
@@ -63,112 +100,74 @@ double FlowLevelDma::core_peak_bytes_per_ns() const {
                   params_.dma.core_bandwidth_gbps);
 }
 
-std::uint32_t FlowLevelDma::new_item() {
-  const std::uint32_t slot = items_.acquire();
-  items_[slot] = Item{};
-  return slot;
-}
-
 void FlowLevelDma::submit(std::uint32_t pid, std::uint64_t id,
                           const kernel::Instruction& instruction, core::DmaClient& client) {
-  const double now = sim_time::now_ns();
+  submit_ahead(sc_core::sc_time_stamp(), pid, id, instruction, client);
+}
+
+void FlowLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint32_t pid,
+                                std::uint64_t id, const kernel::Instruction& instruction,
+                                core::DmaClient& client) {
+  const double now = sim_time::to_ns(submitted);
   pid = std::min(pid, cores_ - 1);
   const TransferPlan plan = plan_transfer(instruction, params_, 0, 0);
   const kernel::AccessPattern& src = instruction.src();
   const kernel::AccessPattern& dst = instruction.dst();
-  const double fetchable = generators_.generate(pid, instruction, now);
+  Submitted dma;
+  dma.client = &client;
+  dma.id = id;
+  dma.pid = pid;
+  dma.queue = instruction.dma_queue % queues_per_engine_;
+  dma.issue_ns = now;
+  dma.fetchable_ns = generators_.generate(pid, instruction, now);
   const double overhead = params_.dma.descriptor_overhead_ns;
-  const double ready = fetchable + std::max(params_.dma.fixed_cost_ns, overhead);
-  const std::uint32_t queue = instruction.dma_queue % queues_per_engine_;
-
-  const std::uint32_t slot = transfers_.acquire();
-  Transfer& transfer = transfers_[slot];
-  transfer = Transfer{};
-  transfer.client = &client;
-  transfer.id = id;
-  transfer.pid = pid;
-  transfer.queue = queue;
-  transfer.issue_ns = now;
-  transfer.first_data_ns = sim_time::kNeverNs;
-  if (observed()) transfer.event = core::dma_event_of(pid, id, instruction);
+  dma.ready_ns = dma.fetchable_ns + std::max(params_.dma.fixed_cost_ns, overhead);
+  if (observed()) dma.event = core::dma_event_of(pid, id, instruction);
 
   const bool reads_hbm = src.memory == MemoryKind::kHbm;
   const bool writes_hbm = dst.memory == MemoryKind::kHbm;
-  const std::int32_t read_stack =
-      reads_hbm ? static_cast<std::int32_t>(layout_.of_operand(src.space, pid)) : -1;
-  const std::int32_t write_stack =
-      writes_hbm ? static_cast<std::int32_t>(layout_.of_operand(dst.space, pid)) : -1;
-  if (reads_hbm) stack_stats_[static_cast<std::size_t>(read_stack)].read += src.bytes();
-  if (writes_hbm) stack_stats_[static_cast<std::size_t>(write_stack)].write += dst.bytes();
+  dma.read_stack = reads_hbm ? static_cast<std::int32_t>(layout_.of_operand(src.space, pid)) : -1;
+  dma.write_stack = writes_hbm ? static_cast<std::int32_t>(layout_.of_operand(dst.space, pid)) : -1;
+  if (reads_hbm) stack_stats_[static_cast<std::size_t>(dma.read_stack)].read += src.bytes();
+  if (writes_hbm) stack_stats_[static_cast<std::size_t>(dma.write_stack)].write += dst.bytes();
   if (observed()) {
-    transfer.event.hbm_stack = reads_hbm && writes_hbm && read_stack != write_stack ? -1
-                               : reads_hbm                                          ? read_stack
-                                                                                    : write_stack;
+    dma.event.hbm_stack = reads_hbm && writes_hbm && dma.read_stack != dma.write_stack ? -1
+                          : reads_hbm ? dma.read_stack
+                                      : dma.write_stack;
   }
-  const double rate = params_.dma.engine_bandwidth_gbps * plan.efficiency;
-  const double row_bytes = static_cast<double>(plan.inner) * plan.moved_element_bytes;
-  const double descriptor_bytes = plan.descriptors_per_block > 0
-                                      ? row_bytes / static_cast<double>(plan.descriptors_per_block)
-                                      : row_bytes;
-  const double packet =
+  dma.rate = params_.dma.engine_bandwidth_gbps * plan.efficiency;
+  dma.row_bytes = static_cast<double>(plan.inner) * plan.moved_element_bytes;
+  const double descriptor_bytes =
+      plan.descriptors_per_block > 0
+          ? dma.row_bytes / static_cast<double>(plan.descriptors_per_block)
+          : dma.row_bytes;
+  dma.packet =
       std::max(1.0, std::min(descriptor_bytes, static_cast<double>(params_.dma.packet_bytes)));
-  transfer.latency_ns =
-      hbm_tail_latency_ns(params_.hbm, reads_hbm, writes_hbm, packet, packet / rate);
+  dma.latency_ns =
+      hbm_tail_latency_ns(params_.hbm, reads_hbm, writes_hbm, dma.packet, dma.packet / dma.rate);
+  dma.outer = plan.outer;
+  dma.rows = plan.rows;
+  dma.rows_per_engine = plan.rows_per_engine;
+  dma.descriptors_per_block = plan.descriptors_per_block;
 
   CoreDmaStats& stats = core_stats_[pid];
-  // Engine e moves rows [first_row(e), end_row(e)) of every outer block.
-  const auto rows_of = [&](std::uint32_t e) -> std::uint64_t {
-    return plan.outer > 0 ? plan.end_row(e) - plan.first_row(e) : 0;
-  };
   bool even = engines_per_core_ > 1;
   for (std::uint32_t e = 0; e < engines_per_core_; ++e) {
-    stats.engine_busy_ns += static_cast<double>(plan.outer * rows_of(e)) * row_bytes / rate;
+    stats.engine_busy_ns +=
+        static_cast<double>(dma.outer * dma.rows_of(e)) * dma.row_bytes / dma.rate;
     stats.descriptors += plan.descriptors_of(e);
-    even = even && rows_of(e) == rows_of(0) && plan.descriptors_of(e) == plan.descriptors_of(0);
+    even = even && dma.rows_of(e) == dma.rows_of(0) &&
+           plan.descriptors_of(e) == plan.descriptors_of(0);
   }
-  if (core_items_[pid] == 0) {
-    lockstep_[pid] = even;
-  } else if (lockstep_[pid] && !even) {
-    split_lanes(pid);
-  }
+  dma.even = even;
   if (trace_) [[unlikely]] {
     std::uint64_t descriptors = 0;
     for (std::uint32_t e = 0; e < engines_per_core_; ++e) descriptors += plan.descriptors_of(e);
-    trace_plan("flow", pid, id, plan.bytes, plan.engines, descriptors, now, ready);
-  }
-  const std::uint32_t lanes = lockstep_[pid] ? engines_per_core_ : 1;
-  for (std::uint32_t e = 0; e < engines_per_core_; e += lanes) {
-    const double bytes = static_cast<double>(plan.outer * rows_of(e)) * row_bytes;
-    const auto descriptors = static_cast<double>(plan.descriptors_of(e));
-    const std::uint32_t item_slot = new_item();
-    Item& item = items_[item_slot];
-    item.transfer = slot;
-    item.engine = pid * engines_per_core_ + e;
-    item.pid = pid;
-    item.queue = queue;
-    item.priority_class = class_of(queue);
-    item.lanes = lanes;
-    item.ready_ns = ready;
-    item.remaining = bytes;
-    item.packet = packet;
-    item.data_ns_per_byte = 1.0 / rate;
-    item.descriptors = bytes > 0 && overhead > 0 ? descriptors : 0.0;
-    item.descriptors_per_byte = item.descriptors > 0 ? descriptors / bytes : 0.0;
-    item.descriptor_ns_per_byte = item.descriptors_per_byte * overhead;
-    item.fetchable_ns = fetchable;
-    item.read_stack = read_stack;
-    item.write_stack = write_stack;
-    ++transfer.pending;
-    ++core_items_[pid];
-    EngineState& engine = engines_[item.engine];
-    std::vector<std::uint32_t>& fifo = engine.queues[queue];
-    fifo.push_back(item_slot);
-    if (fifo.size() - engine.heads[queue] == 1) make_head_pending(item.engine, queue);
-    if (item.descriptors > 0) add_descriptors(item_slot, fetchable);
+    trace_plan("flow", pid, id, plan.bytes, plan.engines, descriptors, now, dma.ready_ns);
   }
   ++stats.transfers;
   stats.bytes += plan.bytes;
-  QueueStats& queue_stats = stats.queues[queue];
+  QueueStats& queue_stats = stats.queues[dma.queue];
   ++queue_stats.transfers;
   queue_stats.bytes += plan.bytes;
   OnChipBytes& on_chip = on_chip_[pid];
@@ -176,14 +175,150 @@ void FlowLevelDma::submit(std::uint32_t pid, std::uint64_t id,
   if (src.memory == MemoryKind::kPsum) on_chip.psum_read += src.bytes();
   if (dst.memory == MemoryKind::kSbuf) on_chip.sbuf_write += dst.bytes();
   if (dst.memory == MemoryKind::kPsum) on_chip.psum_write += dst.bytes();
-  if (!advancing_) wake_event_.notify(sim_time::from_ns(std::max(0.0, next_event_ns() - now)));
+
+  partitions_[partition_of_[pid]].hold(submitted, std::move(dma));
+  if (submitted < settle_request_) {
+    settle_request_ = submitted;
+    util::EndOfTimeStep::request(*this, submitted);
+  }
 }
 
-void FlowLevelDma::split_lanes(std::uint32_t pid) {
-  lockstep_[pid] = false;
-  const std::uint32_t first = pid * engines_per_core_;
+FlowLevelDma::Partition::Partition(FlowLevelDma& model, std::vector<std::uint32_t> pids)
+    : model_(model),
+      pids_(std::move(pids)),
+      held_at_(sc_core::sc_max_time()),
+      wake_at_(sc_core::sc_max_time()),
+      engines_(pids_.size() * model.engines_per_core_),
+      core_caps_(pids_.size(), Bucket{model.params_.dma.core_bandwidth_gbps, 0, 0}),
+      read_ports_(pids_.size(), Bucket{model.params_.dma.hbm_port_bandwidth_gbps, 0, 0}),
+      write_ports_(pids_.size(), Bucket{model.params_.dma.hbm_port_bandwidth_gbps, 0, 0}),
+      core_touched_(pids_.size(), false),
+      stack_load_(model.layout_.stacks(), 0.0),
+      core_items_(pids_.size(), 0),
+      lockstep_(pids_.size(), false) {
+  for (std::vector<Bucket>* caps : {&core_caps_, &read_ports_, &write_ports_}) {
+    for (Bucket& bucket : *caps) bucket.credit = model.depth_bytes_;
+  }
+  for (EngineState& engine : engines_) {
+    engine.queues.resize(model.queues_per_engine_);
+    engine.heads.assign(model.queues_per_engine_, 0);
+    engine.queue_done_ns.assign(model.queues_per_engine_, 0.0);
+  }
+}
+
+std::uint32_t FlowLevelDma::Partition::core_of(std::uint32_t pid) const {
+  return static_cast<std::uint32_t>(std::lower_bound(pids_.begin(), pids_.end(), pid) -
+                                    pids_.begin());
+}
+
+sc_core::sc_time FlowLevelDma::Partition::settles_at() const {
+  return std::min(held_at_, wake_at_);
+}
+
+void FlowLevelDma::Partition::hold(const sc_core::sc_time& now, Submitted&& dma) {
+  // The end of an earlier time step has always come before a later submission; should it not
+  // have, its DMAs join first.
+  if (!held_.empty() && held_at_ != now) settle();
+  held_at_ = now;
+  held_.push_back(std::move(dma));
+}
+
+void FlowLevelDma::Partition::settle() {
+  const sc_core::sc_time now = settles_at();
+  if (now == sc_core::sc_max_time()) return;
+  const double now_ns = sim_time::to_ns(now);
+  if (held_at_ == now) {
+    // In core order, one core's DMAs in the order it submitted them. What the completions
+    // below make the cores submit is held anew.
+    std::vector<Submitted> joining;
+    joining.swap(held_);
+    held_at_ = sc_core::sc_max_time();
+    std::stable_sort(joining.begin(), joining.end(),
+                     [](const Submitted& a, const Submitted& b) { return a.pid < b.pid; });
+    for (Submitted& dma : joining) join(dma);
+    const double next = next_event_ns();
+    if (next < sim_time::kNeverNs) {
+      wake_at_ = std::min(wake_at_, now + sim_time::from_ns(std::max(0.0, next - now_ns)));
+    }
+  }
+  if (wake_at_ <= now) wake(now);
+}
+
+void FlowLevelDma::Partition::join(Submitted& dma) {
+  const std::uint32_t core = core_of(dma.pid);
+  const std::uint32_t engines_per_core = model_.engines_per_core_;
+  const std::uint32_t slot = transfers_.acquire();
+  Transfer& transfer = transfers_[slot];
+  transfer = Transfer{};
+  transfer.client = dma.client;
+  transfer.id = dma.id;
+  transfer.pid = dma.pid;
+  transfer.queue = dma.queue;
+  transfer.issue_ns = dma.issue_ns;
+  transfer.first_data_ns = sim_time::kNeverNs;
+  transfer.latency_ns = dma.latency_ns;
+  if (model_.observed()) transfer.event = dma.event;
+
+  if (core_items_[core] == 0) {
+    lockstep_[core] = dma.even;
+  } else if (lockstep_[core] && !dma.even) {
+    split_lanes(core);
+  }
+  const double overhead = model_.params_.dma.descriptor_overhead_ns;
+  const std::uint32_t lanes = lockstep_[core] ? engines_per_core : 1;
+  for (std::uint32_t e = 0; e < engines_per_core; e += lanes) {
+    const double bytes = static_cast<double>(dma.outer * dma.rows_of(e)) * dma.row_bytes;
+    const auto descriptors =
+        static_cast<double>(dma.outer * dma.rows_of(e) * dma.descriptors_per_block);
+    const std::uint32_t item_slot = new_item();
+    Item& item = items_[item_slot];
+    item.transfer = slot;
+    item.engine = core * engines_per_core + e;
+    item.core = core;
+    item.queue = dma.queue;
+    item.priority_class = model_.class_of(dma.queue);
+    item.lanes = lanes;
+    item.ready_ns = dma.ready_ns;
+    item.remaining = bytes;
+    item.packet = dma.packet;
+    item.data_ns_per_byte = 1.0 / dma.rate;
+    item.descriptors = bytes > 0 && overhead > 0 ? descriptors : 0.0;
+    item.descriptors_per_byte = item.descriptors > 0 ? descriptors / bytes : 0.0;
+    item.descriptor_ns_per_byte = item.descriptors_per_byte * overhead;
+    item.fetchable_ns = dma.fetchable_ns;
+    item.read_stack = dma.read_stack;
+    item.write_stack = dma.write_stack;
+    ++transfer.pending;
+    ++core_items_[core];
+    EngineState& engine = engines_[item.engine];
+    std::vector<std::uint32_t>& fifo = engine.queues[dma.queue];
+    fifo.push_back(item_slot);
+    if (fifo.size() - engine.heads[dma.queue] == 1) make_head_pending(item.engine, dma.queue);
+    if (item.descriptors > 0) add_descriptors(item_slot, dma.fetchable_ns);
+  }
+}
+
+void FlowLevelDma::Partition::wake(const sc_core::sc_time& now) {
+  const double now_ns = sim_time::to_ns(now);
+  wake_at_ = sc_core::sc_max_time();
+  advance(now_ns + model_.lookahead_ns_ + sim_time::ns_per_tick());
+  const double next = next_event_ns();
+  if (next < sim_time::kNeverNs) {
+    wake_at_ = std::min(wake_at_, now + sim_time::from_ns(std::max(0.0, next - now_ns)));
+  }
+}
+
+std::uint32_t FlowLevelDma::Partition::new_item() {
+  const std::uint32_t slot = items_.acquire();
+  items_[slot] = Item{};
+  return slot;
+}
+
+void FlowLevelDma::Partition::split_lanes(std::uint32_t core) {
+  lockstep_[core] = false;
+  const std::uint32_t first = core * model_.engines_per_core_;
   // Every engine's descriptor unit is where the leader's is.
-  for (std::uint32_t e = 1; e < engines_per_core_; ++e) {
+  for (std::uint32_t e = 1; e < model_.engines_per_core_; ++e) {
     EngineState& engine = engines_[first + e];
     const EngineState& leader = engines_[first];
     engine.prefetched = leader.prefetched;
@@ -196,12 +331,12 @@ void FlowLevelDma::split_lanes(std::uint32_t pid) {
       prefetching_.push_back(first + e);
     }
   }
-  for (std::uint32_t queue = 0; queue < queues_per_engine_; ++queue) {
+  for (std::uint32_t queue = 0; queue < model_.queues_per_engine_; ++queue) {
     const EngineState& leader = engines_[first];
     const std::vector<std::uint32_t> fifo(leader.queues[queue].begin() + leader.heads[queue],
                                           leader.queues[queue].end());
     const double queue_done = leader.queue_done_ns[queue];
-    for (std::uint32_t e = 1; e < engines_per_core_; ++e) {
+    for (std::uint32_t e = 1; e < model_.engines_per_core_; ++e) {
       EngineState& engine = engines_[first + e];
       engine.queue_done_ns[queue] = queue_done;
       for (const std::uint32_t original : fifo) {
@@ -212,7 +347,7 @@ void FlowLevelDma::split_lanes(std::uint32_t pid) {
         item.lanes = 1;
         item.active_slot = kNone;
         ++transfers_[item.transfer].pending;
-        ++core_items_[pid];
+        ++core_items_[core];
         engine.queues[queue].push_back(copy);
         // Descriptors the leader counts already are counted above; the others come later.
         if (item.descriptors > 0 && item.fetchable_ns > model_ns_) {
@@ -233,7 +368,7 @@ void FlowLevelDma::split_lanes(std::uint32_t pid) {
   }
 }
 
-void FlowLevelDma::add_descriptors(std::uint32_t index, double time_ns) {
+void FlowLevelDma::Partition::add_descriptors(std::uint32_t index, double time_ns) {
   if (time_ns > model_ns_) {
     fetchable_.push(time_ns, index);
     return;
@@ -247,8 +382,9 @@ void FlowLevelDma::add_descriptors(std::uint32_t index, double time_ns) {
   ++engine.fetched_items;
   if (caught_up) {
     const double idle_ns = model_ns_ - std::max(time_ns, engine.caught_up_ns);
-    engine.prefetched += std::max(0.0, std::min({prefetch_limit_ - engine.prefetched,
-                                                 item.descriptors, descriptors_per_ns_ * idle_ns}));
+    engine.prefetched +=
+        std::max(0.0, std::min({model_.prefetch_limit_ - engine.prefetched, item.descriptors,
+                                model_.descriptors_per_ns_ * idle_ns}));
   }
   if (!engine.prefetching) {
     engine.prefetching = true;
@@ -256,39 +392,39 @@ void FlowLevelDma::add_descriptors(std::uint32_t index, double time_ns) {
   }
 }
 
-double FlowLevelDma::prefetch_dry_ns(const EngineState& engine) const {
-  const double net_use = engine.consumed_per_ns - descriptors_per_ns_;
+double FlowLevelDma::Partition::prefetch_dry_ns(const EngineState& engine) const {
+  const double net_use = engine.consumed_per_ns - model_.descriptors_per_ns_;
   if (engine.prefetched <= 0 || net_use <= 0 || engine.prefetched >= engine.outstanding) {
     return sim_time::kNeverNs;
   }
   // Draining at net_use unless the data path's use catches up with the unit first (the gap
   // between outstanding and prefetched closes at the unit's rate): then both end together.
   const double dry = engine.prefetched / net_use;
-  const double catch_up = (engine.outstanding - engine.prefetched) / descriptors_per_ns_;
+  const double catch_up = (engine.outstanding - engine.prefetched) / model_.descriptors_per_ns_;
   return dry < catch_up ? model_ns_ + dry : sim_time::kNeverNs;
 }
 
-void FlowLevelDma::make_head_pending(std::uint32_t engine_index, std::uint32_t queue) {
+void FlowLevelDma::Partition::make_head_pending(std::uint32_t engine_index, std::uint32_t queue) {
   EngineState& engine = engines_[engine_index];
   const std::uint32_t item = engine.queues[queue][engine.heads[queue]];
   pending_.push(items_[item].ready_ns, item);
 }
 
-void FlowLevelDma::drain(Bucket& bucket, double dt_ns) const {
+void FlowLevelDma::Partition::drain(Bucket& bucket, double dt_ns) const {
   bucket.credit =
-      std::clamp(bucket.credit + (bucket.capacity - bucket.load) * dt_ns, 0.0, depth_bytes_);
+      std::clamp(bucket.credit + (bucket.capacity - bucket.load) * dt_ns, 0.0, model_.depth_bytes_);
 }
 
-double FlowLevelDma::exhausted_ns(const Bucket& bucket) const {
+double FlowLevelDma::Partition::exhausted_ns(const Bucket& bucket) const {
   if (bucket.load <= bucket.capacity || bucket.credit <= 0) return sim_time::kNeverNs;
   return model_ns_ + bucket.credit / (bucket.load - bucket.capacity);
 }
 
-double FlowLevelDma::next_change_ns() const {
+double FlowLevelDma::Partition::next_change_ns() const {
   double next = pending_.empty() ? sim_time::kNeverNs : std::max(pending_.top().time_ns, model_ns_);
-  for (std::uint32_t pid : draining_) {
-    next = std::min({next, exhausted_ns(core_caps_[pid]), exhausted_ns(read_ports_[pid]),
-                     exhausted_ns(write_ports_[pid])});
+  for (std::uint32_t core : draining_) {
+    next = std::min({next, exhausted_ns(core_caps_[core]), exhausted_ns(read_ports_[core]),
+                     exhausted_ns(write_ports_[core])});
   }
   if (!fetchable_.empty()) next = std::min(next, std::max(fetchable_.top().time_ns, model_ns_));
   for (std::uint32_t engine : prefetching_) {
@@ -297,7 +433,7 @@ double FlowLevelDma::next_change_ns() const {
   return next;
 }
 
-double FlowLevelDma::next_event_ns() const {
+double FlowLevelDma::Partition::next_event_ns() const {
   double next = next_change_ns();
   for (std::uint32_t index : active_) {
     const Item& item = items_[index];
@@ -306,16 +442,7 @@ double FlowLevelDma::next_event_ns() const {
   return next;
 }
 
-void FlowLevelDma::wake() {
-  const double now = sim_time::now_ns();
-  advancing_ = true;
-  advance(now + lookahead_ns_ + sim_time::ns_per_tick());
-  advancing_ = false;
-  const double next = next_event_ns();
-  if (next < sim_time::kNeverNs) wake_event_.notify(sim_time::from_ns(std::max(0.0, next - now)));
-}
-
-void FlowLevelDma::progress_to(double time_ns) {
+void FlowLevelDma::Partition::progress_to(double time_ns) {
   const double dt = time_ns - model_ns_;
   if (dt > 0) {
     for (std::uint32_t index : active_) {
@@ -328,10 +455,10 @@ void FlowLevelDma::progress_to(double time_ns) {
       }
       item.remaining -= item.rate * dt;
     }
-    for (std::uint32_t pid : touched_) {
-      drain(core_caps_[pid], dt);
-      drain(read_ports_[pid], dt);
-      drain(write_ports_[pid], dt);
+    for (std::uint32_t core : touched_) {
+      drain(core_caps_[core], dt);
+      drain(read_ports_[core], dt);
+      drain(write_ports_[core], dt);
     }
     for (std::uint32_t index : prefetching_) {
       EngineState& engine = engines_[index];
@@ -340,12 +467,12 @@ void FlowLevelDma::progress_to(double time_ns) {
         engine.prefetched = outstanding;  // caught up: nothing to work on
       } else {
         const double grown =
-            engine.prefetched + (descriptors_per_ns_ - engine.consumed_per_ns) * dt;
+            engine.prefetched + (model_.descriptors_per_ns_ - engine.consumed_per_ns) * dt;
         if (grown >= outstanding) {
           engine.caught_up_ns =
-              model_ns_ + (engine.outstanding - engine.prefetched) / descriptors_per_ns_;
+              model_ns_ + (engine.outstanding - engine.prefetched) / model_.descriptors_per_ns_;
         }
-        engine.prefetched = std::clamp(grown, 0.0, std::min(prefetch_limit_, outstanding));
+        engine.prefetched = std::clamp(grown, 0.0, std::min(model_.prefetch_limit_, outstanding));
       }
       engine.outstanding = outstanding;
     }
@@ -353,7 +480,7 @@ void FlowLevelDma::progress_to(double time_ns) {
   model_ns_ = std::max(model_ns_, time_ns);
 }
 
-void FlowLevelDma::advance(double horizon_ns) {
+void FlowLevelDma::Partition::advance(double horizon_ns) {
   while (true) {
     // The next completion among the moving items (and every item finishing then: exactly, so
     // that no rounding of the remaining bytes leaves one a few ulps short of its end), and the
@@ -376,8 +503,8 @@ void FlowLevelDma::advance(double horizon_ns) {
     if (next_ready < next_finish) to_finish_.clear();
     // Buckets whose credit runs out now are empty now (exactly, as items above).
     exhausted_.clear();
-    for (std::uint32_t pid : draining_) {
-      for (Bucket* bucket : {&core_caps_[pid], &read_ports_[pid], &write_ports_[pid]}) {
+    for (std::uint32_t core : draining_) {
+      for (Bucket* bucket : {&core_caps_[core], &read_ports_[core], &write_ports_[core]}) {
         if (exhausted_ns(*bucket) <= next) exhausted_.push_back(bucket);
       }
     }
@@ -405,7 +532,7 @@ void FlowLevelDma::advance(double horizon_ns) {
   progress_to(std::max(model_ns_, std::min(horizon_ns, next_event_ns())));
 }
 
-void FlowLevelDma::activate(std::uint32_t index, double time_ns) {
+void FlowLevelDma::Partition::activate(std::uint32_t index, double time_ns) {
   Item& item = items_[index];
   if (item.remaining <= 0) {
     // An engine without rows: it writes its semaphore when the DMA is ready, in queue order.
@@ -417,7 +544,7 @@ void FlowLevelDma::activate(std::uint32_t index, double time_ns) {
   ++engines_[item.engine].ready_queues;
 }
 
-void FlowLevelDma::finish(std::uint32_t index, double time_ns) {
+void FlowLevelDma::Partition::finish(std::uint32_t index, double time_ns) {
   Item& item = items_[index];
   EngineState& engine = engines_[item.engine];
   if (item.active_slot != kNone) {
@@ -453,12 +580,12 @@ void FlowLevelDma::finish(std::uint32_t index, double time_ns) {
     if (engine.prefetched < engine.outstanding) engine.caught_up_ns = time_ns;
     engine.prefetched = engine.outstanding = engine.consumed_per_ns = 0;
   }
-  --core_items_[item.pid];
+  --core_items_[item.core];
   items_.release(index);
   if (--transfer.pending == 0) transfer_done(transfer_slot);
 }
 
-void FlowLevelDma::recompute_rates() {
+void FlowLevelDma::Partition::recompute_rates() {
   // Each engine's round robin: one packet of every ready item per round (header). Cores whose
   // buckets may change: those with items moving, and those still refilling.
   for (std::uint32_t index : active_) {
@@ -467,9 +594,9 @@ void FlowLevelDma::recompute_rates() {
     engine.round_data_ns = 0;
     engine.round_descriptor_ns = 0;
     engine.serving_class = ~0u;
-    if (!core_touched_[item.pid]) {
-      core_touched_[item.pid] = true;
-      touched_.push_back(item.pid);
+    if (!core_touched_[item.core]) {
+      core_touched_[item.core] = true;
+      touched_.push_back(item.core);
     }
   }
   // Strict priority: the round robin runs between the ready items of the engine's highest class
@@ -507,18 +634,18 @@ void FlowLevelDma::recompute_rates() {
     return bucket.load > bucket.capacity && bucket.credit <= 0;
   };
   const auto limit = [&](std::vector<Bucket>& buckets, auto&& carries) {
-    for (std::uint32_t pid : touched_) buckets[pid].load = 0;
+    for (std::uint32_t core : touched_) buckets[core].load = 0;
     for (std::uint32_t index : active_) {
       const Item& item = items_[index];
-      if (carries(item)) buckets[item.pid].load += item.rate * item.lanes;
+      if (carries(item)) buckets[item.core].load += item.rate * item.lanes;
     }
     if (std::none_of(touched_.begin(), touched_.end(),
-                     [&](std::uint32_t pid) { return binds(buckets[pid]); })) {
+                     [&](std::uint32_t core) { return binds(buckets[core]); })) {
       return;
     }
     for (std::uint32_t index : active_) {
       Item& item = items_[index];
-      const Bucket& bucket = buckets[item.pid];
+      const Bucket& bucket = buckets[item.core];
       if (carries(item) && binds(bucket)) item.rate *= bucket.capacity / bucket.load;
     }
   };
@@ -535,12 +662,12 @@ void FlowLevelDma::recompute_rates() {
       stack_load_[stack_of_item(item)] += item.rate * item.lanes;
   }
   if (std::any_of(stack_load_.begin(), stack_load_.end(),
-                  [&](double load) { return load > stack_bytes_per_ns_; })) {
+                  [&](double load) { return load > model_.stack_bytes_per_ns_; })) {
     for (std::uint32_t index : active_) {
       Item& item = items_[index];
       if (item.read_stack < 0 && item.write_stack < 0) continue;
       const double sum = stack_load_[stack_of_item(item)];
-      if (sum > stack_bytes_per_ns_) item.rate *= stack_bytes_per_ns_ / sum;
+      if (sum > model_.stack_bytes_per_ns_) item.rate *= model_.stack_bytes_per_ns_ / sum;
     }
   }
   // The descriptors each engine's data path uses at the final rates; engines the unit cannot
@@ -562,48 +689,51 @@ void FlowLevelDma::recompute_rates() {
   }
   for (std::uint32_t index : prefetching_) {
     EngineState& engine = engines_[index];
-    if (engine.prefetched <= 0 && engine.consumed_per_ns >= descriptors_per_ns_ * (1 - 1e-9)) {
-      engine.consumed_per_ns = std::min(engine.consumed_per_ns, descriptors_per_ns_);
+    if (engine.prefetched <= 0 &&
+        engine.consumed_per_ns >= model_.descriptors_per_ns_ * (1 - 1e-9)) {
+      engine.consumed_per_ns = std::min(engine.consumed_per_ns, model_.descriptors_per_ns_);
     }
   }
   // What passes each bucket at the final rates; which buckets drain, and which are full again.
-  for (std::uint32_t pid : touched_) {
-    core_caps_[pid].load = read_ports_[pid].load = write_ports_[pid].load = 0;
+  for (std::uint32_t core : touched_) {
+    core_caps_[core].load = read_ports_[core].load = write_ports_[core].load = 0;
   }
   for (std::uint32_t index : active_) {
     const Item& item = items_[index];
     const double carried = item.rate * item.lanes;
-    core_caps_[item.pid].load += carried;
-    if (item.read_stack >= 0) read_ports_[item.pid].load += carried;
-    if (item.write_stack >= 0) write_ports_[item.pid].load += carried;
+    core_caps_[item.core].load += carried;
+    if (item.read_stack >= 0) read_ports_[item.core].load += carried;
+    if (item.write_stack >= 0) write_ports_[item.core].load += carried;
   }
   draining_.clear();
   std::size_t kept = 0;
-  for (std::uint32_t pid : touched_) {
-    const bool full = core_caps_[pid].credit >= depth_bytes_ && core_caps_[pid].load == 0 &&
-                      read_ports_[pid].credit >= depth_bytes_ && read_ports_[pid].load == 0 &&
-                      write_ports_[pid].credit >= depth_bytes_ && write_ports_[pid].load == 0;
+  for (std::uint32_t core : touched_) {
+    const bool full =
+        core_caps_[core].credit >= model_.depth_bytes_ && core_caps_[core].load == 0 &&
+        read_ports_[core].credit >= model_.depth_bytes_ && read_ports_[core].load == 0 &&
+        write_ports_[core].credit >= model_.depth_bytes_ && write_ports_[core].load == 0;
     if (full) {
-      core_touched_[pid] = false;
+      core_touched_[core] = false;
       continue;
     }
-    touched_[kept++] = pid;
-    if (exhausted_ns(core_caps_[pid]) < sim_time::kNeverNs ||
-        exhausted_ns(read_ports_[pid]) < sim_time::kNeverNs ||
-        exhausted_ns(write_ports_[pid]) < sim_time::kNeverNs) {
-      draining_.push_back(pid);
+    touched_[kept++] = core;
+    if (exhausted_ns(core_caps_[core]) < sim_time::kNeverNs ||
+        exhausted_ns(read_ports_[core]) < sim_time::kNeverNs ||
+        exhausted_ns(write_ports_[core]) < sim_time::kNeverNs) {
+      draining_.push_back(core);
     }
   }
   touched_.resize(kept);
 }
 
-void FlowLevelDma::transfer_done(std::uint32_t slot) {
+void FlowLevelDma::Partition::transfer_done(std::uint32_t slot) {
   Transfer& transfer = transfers_[slot];
   const double complete = transfer.done_ns + transfer.latency_ns;
   const double first =
       transfer.first_data_ns < sim_time::kNeverNs ? transfer.first_data_ns : complete;
-  count_completion(core_stats_[transfer.pid], transfer.queue, first, complete, last_complete_ns_);
-  report_transfer(transfer.event, transfer.issue_ns, first, complete);
+  count_completion(model_.core_stats_[transfer.pid], transfer.queue, first, complete,
+                   model_.last_complete_ns_);
+  model_.report_transfer(transfer.event, transfer.issue_ns, first, complete);
   core::DmaClient* client = transfer.client;
   const std::uint64_t id = transfer.id;
   transfers_.release(slot);

@@ -77,6 +77,8 @@ System::System(const config::Params& params, std::uint32_t cores, const SourceFa
     sources.push_back(make_source(pid));
     interacting = interacting || sources.back()->interacts_with_other_cores();
   }
+  // Only collective traffic reaches another core's home stack.
+  if (!interacting) dma.home_stacks_only();
   const bool may_group = run_ahead == RunAhead::kOn && !interacting && !observer && !dma_observer &&
                          !execute && dma.accepts_submit_ahead();
   std::map<std::uint32_t, core::RunGroup*> groups;

@@ -112,7 +112,7 @@ TEST(RunAhead, GivesTheSameStatisticsWhenTheDispatcherWaitsForRingSlots) {
 
 // The comparison above means something only if running ahead happens: on one core, with the
 // transfer-level DMA model, the engines' and the DMA dispatcher's wake-ups almost never need the
-// kernel. Several cores whose DMA model has a process of its own (flow) do not run ahead: the
+// kernel. Several cores whose DMA model has a process of its own (packet) do not run ahead: the
 // model's process may act on any core at any time.
 TEST(RunAhead, HappensOnOneCoreAndNotOnSeveralWithAModelProcess) {
   const std::string vector_add =
@@ -129,7 +129,7 @@ TEST(RunAhead, HappensOnOneCoreAndNotOnSeveralWithAModelProcess) {
   nlohmann::json two_cores = nlohmann::json::parse(vector_add);
   two_cores["cores"] = 2;
   request.kernel_json = two_cores.dump();
-  request.sets = {"dma.model=flow"};
+  request.sets = {"dma.model=packet"};
   const nlohmann::json cores = simulate_in_child(request);
   ASSERT_FALSE(cores.contains("error")) << cores.dump();
   EXPECT_EQ(cores["simulator"]["wakes_run_ahead"], 0);
@@ -180,9 +180,12 @@ TEST(RunAhead, GroupsOfCoresRunAheadAndGiveTheSameStatistics) {
            // Two cores share each HBM stack: each pair runs ahead together, the DMAs the two
            // submit at one time passing their stack in core order either way.
            GroupCase{"trn2", "transfer", "", true},
-           // The packet and flow models move data in processes of their own.
+           // The flow model keeps the cores of each stack in a partition of their own, which
+           // the group drives.
+           GroupCase{"trn1-32xl", "flow", "", true},
+           GroupCase{"trn2", "flow", "", true},
+           // The packet model moves data in processes of its own.
            GroupCase{"trn1-32xl", "packet", "", false},
-           GroupCase{"trn1-32xl", "flow", "", false},
            // A barrier's release comes from the last core to arrive.
            GroupCase{"trn1-32xl", "transfer", barrier, false},
        }) {

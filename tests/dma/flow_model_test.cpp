@@ -200,5 +200,32 @@ TEST(FlowModel, EnginesInLockstepSplitWhenAnUnevenDmaArrives) {
   EXPECT_NEAR(bench.completion(x2).complete_ns, 3650.3, 0.1);
 }
 
+TEST(FlowModel, CoresOfAStackShareItInTheirPartitionAndNotWithOthers) {
+  // Four trn2 cores whose DMAs reach their home stacks only: cores 0 and 1 share stack 0, core 2
+  // has stack 1 to itself. Stack bandwidth 368 GB/s less refresh: 368 x (1 - 350 / 3900) =
+  // 334.97 B/ns, below a core's 16 engines (16 x 23 = 368 B/ns). Cores 0 and 1 load 2 MiB
+  // alternately and get about half of it each; core 2's loads get all of stack 1.
+  const config::Params params = builtin("trn2", {"dma.model=flow", "hbm.stack_bandwidth_gbps=368"});
+  FlowLevelDma system("memory", params, 4);
+  system.home_stacks_only();
+  EXPECT_EQ(system.isolation_group(0), system.isolation_group(1));
+  EXPECT_NE(system.isolation_group(0), system.isolation_group(2));
+  Testbench bench("bench", system);
+  const std::uint64_t bytes = 128ull * 16384;
+  for (std::uint64_t i = 0; i < 12; ++i) {
+    bench.add(0, 0, load(128, 16384, i * bytes));
+    bench.add(0, 1, load(128, 16384, (1ull << 30) + i * bytes));
+  }
+  for (std::uint64_t i = 0; i < 12; ++i) bench.add(0, 2, load(128, 16384, i * bytes));
+  bench.run_all();
+  const double stack = 368.0 * (1.0 - 350.0 / 3900.0);
+  const double pair = 16.0 * static_cast<double>(bytes) /
+                      (bench.completion(23).complete_ns - bench.completion(7).complete_ns);
+  EXPECT_NEAR(pair, stack, 0.5);
+  const double alone = 8.0 * static_cast<double>(bytes) /
+                       (bench.completion(35).complete_ns - bench.completion(27).complete_ns);
+  EXPECT_NEAR(alone, stack, 0.5);
+}
+
 }  // namespace
 }  // namespace trnsim::dma::test
