@@ -218,7 +218,7 @@ sc_core::sc_time FlowLevelDma::Partition::settles_at() const {
 void FlowLevelDma::Partition::hold(const sc_core::sc_time& now, Submitted&& dma) {
   // The end of an earlier time step has always come before a later submission; should it not
   // have, its DMAs join first.
-  if (!held_.empty() && held_at_ != now) settle();
+  while (!held_.empty() && held_at_ != now) settle();
   held_at_ = now;
   held_.push_back(std::move(dma));
 }

@@ -188,6 +188,7 @@ TEST(RunAhead, GroupsOfCoresRunAheadAndGiveTheSameStatistics) {
            GroupCase{"trn1-32xl", "packet", "", false},
            // A barrier's release comes from the last core to arrive.
            GroupCase{"trn1-32xl", "transfer", barrier, false},
+           GroupCase{"trn2", "flow", barrier, false},
        }) {
     SCOPED_TRACE(std::string(variant.config) + " dma.model=" + variant.dma_model +
                  (*variant.extra_statement != 0 ? " with a core_barrier" : ""));
