@@ -652,22 +652,25 @@ void FlowLevelDma::Partition::recompute_rates() {
   limit(core_caps_, [](const Item&) { return true; });
   limit(read_ports_, [](const Item& item) { return item.read_stack >= 0; });
   limit(write_ports_, [](const Item& item) { return item.write_stack >= 0; });
+  // A stack carries an item's reads and its writes: an HBM -> HBM copy within one stack twice.
   std::fill(stack_load_.begin(), stack_load_.end(), 0.0);
-  const auto stack_of_item = [](const Item& item) {
-    return static_cast<std::size_t>(item.read_stack >= 0 ? item.read_stack : item.write_stack);
-  };
   for (std::uint32_t index : active_) {
     const Item& item = items_[index];
-    if (item.read_stack >= 0 || item.write_stack >= 0)
-      stack_load_[stack_of_item(item)] += item.rate * item.lanes;
+    const double carried = item.rate * item.lanes;
+    if (item.read_stack >= 0) stack_load_[static_cast<std::size_t>(item.read_stack)] += carried;
+    if (item.write_stack >= 0) stack_load_[static_cast<std::size_t>(item.write_stack)] += carried;
   }
+  const double stack_rate = model_.stack_bytes_per_ns_;
   if (std::any_of(stack_load_.begin(), stack_load_.end(),
-                  [&](double load) { return load > model_.stack_bytes_per_ns_; })) {
+                  [&](double load) { return load > stack_rate; })) {
+    const auto share = [&](std::int32_t stack) {
+      if (stack < 0) return 1.0;
+      const double load = stack_load_[static_cast<std::size_t>(stack)];
+      return load > stack_rate ? stack_rate / load : 1.0;
+    };
     for (std::uint32_t index : active_) {
       Item& item = items_[index];
-      if (item.read_stack < 0 && item.write_stack < 0) continue;
-      const double sum = stack_load_[stack_of_item(item)];
-      if (sum > model_.stack_bytes_per_ns_) item.rate *= model_.stack_bytes_per_ns_ / sum;
+      item.rate *= std::min(share(item.read_stack), share(item.write_stack));
     }
   }
   // The descriptors each engine's data path uses at the final rates; engines the unit cannot

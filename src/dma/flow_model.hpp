@@ -24,7 +24,8 @@
 // sum exceeds it (the core's cap and ports only once the burst allowance the packet model gives
 // them, one 4 KiB packet per engine, is spent: a token bucket): the core's DMA cap, its HBM read
 // and write ports, and each HBM stack
-// (hbm.stack_bandwidth_gbps less refresh, 1 - t_rfc / t_refi; all cores of the stack). An engine
+// (hbm.stack_bandwidth_gbps less refresh, 1 - t_rfc / t_refi; all cores of the stack, which carry
+// a DMA's reads and its writes: an HBM -> HBM copy within a stack twice). An engine
 // whose item a cap holds back moves no other data meanwhile (back-pressure, as in the packet
 // model). Rates change only when an item becomes ready or finishes or an engine's prefetch runs
 // out, so the model advances from one such event to the next (descriptors becoming fetchable are
