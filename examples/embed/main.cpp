@@ -43,7 +43,8 @@ class FixedLatencyHbm : public trnsim::HbmTarget {
   void add_statistics(trnsim::stats::Group& stack, double /*elapsed_ns*/) const override {
     if (requests_ == 0) return;
     stack.add("requests", requests_, trnsim::stats::Unit::kCount);
-    stack.add("bytes", bytes_, trnsim::stats::Unit::kBytes);
+    stack.add("read_bytes", read_bytes_, trnsim::stats::Unit::kBytes);
+    stack.add("write_bytes", write_bytes_, trnsim::stats::Unit::kBytes);
     stack.add("latency_ns", latency_.to_seconds() * 1e9, trnsim::stats::Unit::kNs);
   }
 
@@ -53,13 +54,14 @@ class FixedLatencyHbm : public trnsim::HbmTarget {
   void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
     delay += latency_;
     ++requests_;
-    bytes_ += payload.get_data_length();
+    (payload.is_write() ? write_bytes_ : read_bytes_) += payload.get_data_length();
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
   }
 
   sc_core::sc_time latency_;
   std::uint64_t requests_ = 0;
-  std::uint64_t bytes_ = 0;
+  std::uint64_t read_bytes_ = 0;
+  std::uint64_t write_bytes_ = 0;
 };
 
 }  // namespace
@@ -95,6 +97,8 @@ int sc_main(int argc, char* argv[]) {
         [fixed_hbm_ns](sc_core::sc_module_name name, const trnsim::HbmTargetSpec& /*spec*/) {
           return std::make_unique<FixedLatencyHbm>(name, fixed_hbm_ns);
         });
+    // HBM targets exist under the packet-level DMA model only.
+    overrides.push_back("dma.model=packet");
     overrides.push_back("hbm.model=fixed_latency");
   }
   if (vector_cost_scale >= 0) {
@@ -127,7 +131,8 @@ int sc_main(int argc, char* argv[]) {
               << "hbm_bytes " << statistics["system"]["hbm_bytes"] << "\n"
               << "bottleneck " << statistics["cores"][0]["bottleneck"].get<std::string>() << "\n";
     for (const auto& stack : statistics["memory_system"]["hbm"]["stacks"]) {
-      std::cout << "hbm stack " << stack["stack"] << ": " << stack["requests"] << " requests\n";
+      std::cout << "hbm stack " << stack["stack"] << ": " << stack["read_bytes"] << " B read, "
+                << stack["write_bytes"] << " B written\n";
     }
   } catch (const trnsim::InvalidInput& error) {
     std::cerr << "embed_example: " << error.what() << "\n";

@@ -97,8 +97,8 @@ void register_collective_command(CLI::App& app, CommandContext& context) {
   command->add_option("--lnc", options->lnc, "Logical core size, 1 or 2 (= --set system.lnc=N)");
   command->add_flag("--kernel", options->kernel,
                     "Run each point as a synthetic kernel through the full NeuronCore and "
-                    "DMA/HBM model (with the default packet-level DMA model slow above ~100 MiB; "
-                    "--set dma.model=transfer is 10-30x faster)");
+                    "DMA/HBM model (--set dma.model=transfer is faster still, dma.model=packet "
+                    "slow above ~100 MiB)");
   command->add_flag("--json", options->json, "Print the points as JSON");
   add_progress_options(command, options->progress);
   command->callback([options, &context] {

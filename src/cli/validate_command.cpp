@@ -51,7 +51,7 @@ void register_validate_command(CLI::App& app, CommandContext& context) {
                     "Only the published targets, not the sanity checks over every example");
   command->add_option("--set", options->sets,
                       "Override a config parameter in every run (KEY=VALUE, repeatable), e.g. "
-                      "--set dma.model=transfer to validate the fast DMA model");
+                      "--set dma.model=packet to validate the detailed DMA model");
   add_progress_options(command, options->progress);
   command->callback([options, &context] {
     validation::ValidateOptions run;

@@ -542,7 +542,7 @@ struct PsumParams {
 };
 
 struct DmaParams {
-  std::string model = "packet";
+  std::string model = "flow";
   int engines_per_core = 16;
   int queues_per_engine = 16;
   double engine_bandwidth_gbps = 23;

@@ -16,7 +16,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # A longer one (about a second with the packet model) writes lines with the instruction total.
 TRNSIM_PROGRESS_INTERVAL=0.05 "$trnsim" run "$kernel" -c trn2 --param T=600 \
-  >"$scratch/out" 2>"$scratch/err"
+  --set dma.model=packet >"$scratch/out" 2>"$scratch/err"
 grep -q "^trnsim run vector_add: [0-9/]* instructions" "$scratch/err" ||
   fail "no progress line: $(cat "$scratch/err")"
 grep -q "^trnsim run vector_add: 2400/2400 instructions (100%), .* done in " "$scratch/err" ||
@@ -27,14 +27,15 @@ grep -q "^time " "$scratch/out" || fail "no summary on stdout"
 # --quiet and --progress none: nothing on stderr.
 for quiet in --quiet "--progress none"; do
   # shellcheck disable=SC2086
-  TRNSIM_PROGRESS_INTERVAL=0.05 "$trnsim" run "$kernel" -c trn2 --param T=600 $quiet \
+  TRNSIM_PROGRESS_INTERVAL=0.05 "$trnsim" run "$kernel" -c trn2 --param T=600 \
+    --set dma.model=packet $quiet \
     >"$scratch/out" 2>"$scratch/err"
   [ ! -s "$scratch/err" ] || fail "$quiet wrote to stderr: $(cat "$scratch/err")"
 done
 
 # On a terminal: a bar redrawn with carriage returns (it appears after a second).
 if command -v script >/dev/null; then
-  script -qfec "\"$trnsim\" run \"$kernel\" -c trn2 --param T=1500 --progress bar >/dev/null" \
+  script -qfec "\"$trnsim\" run \"$kernel\" -c trn2 --param T=1500 --set dma.model=packet --progress bar >/dev/null" \
     /dev/null >"$scratch/tty"
   grep -q $'\r''trnsim run vector_add \[#' "$scratch/tty" || fail "no bar: $(cat -v "$scratch/tty")"
 else

@@ -51,7 +51,7 @@ TEST(Tracing, LogTracesAComponentOnStderrAndLeavesTheResultAlone) {
       << traced.err.substr(0, 2000);
   EXPECT_NE(traced.err.find("trnsim: core.dma: debug: core 0 #0 dma_copy submitted"),
             std::string::npos);
-  EXPECT_NE(traced.err.find("trnsim: dma: debug: packet model: core 0 DMA #0"), std::string::npos);
+  EXPECT_NE(traced.err.find("trnsim: dma: debug: flow model: core 0 DMA #0"), std::string::npos);
   EXPECT_EQ(traced.err.find("collective"), std::string::npos);
   EXPECT_EQ(plain.err, "");
 }
@@ -63,7 +63,7 @@ TEST(Tracing, LogAndVerboseMayFollowTheSubcommand) {
   ASSERT_EQ(after.exit_code, 0) << after.err;
   EXPECT_EQ(after.out, before.out);
   EXPECT_EQ(after.err, before.err);
-  EXPECT_NE(after.err.find("trnsim: dma: debug: packet model: core 0 DMA #0"), std::string::npos);
+  EXPECT_NE(after.err.find("trnsim: dma: debug: flow model: core 0 DMA #0"), std::string::npos);
   const Output verbose = trnsim(dir, {"check", kVectorAdd, "-vv"});
   EXPECT_EQ(verbose.exit_code, 0) << verbose.err;
   // An option neither the subcommand nor trnsim knows stays an error.

@@ -257,7 +257,8 @@ namespace {
 //   vector bound = 8 adds x 4096 cycles / vector clock + first load + last store, where a load
 //                  or store is the latency 450 ns + 1 MiB at the core's DMA peak.
 // The kernel can be no faster than the larger bound; with good overlap it should be within
-// 15% of it (the rest: DMA fixed latency at the start and end, HBM row misses, descriptors).
+// 20% of it (the rest: DMA fixed latency at the start and end, a queue's store waiting for its
+// add while the loads behind it wait too, descriptors, and in the packet model HBM row misses).
 struct GenerationCase {
   const char* config;
   double dma_peak_gbps;  // min(16 x engine_bandwidth_gbps, core_bandwidth_gbps)
@@ -298,7 +299,7 @@ TEST_P(SpecExample, RunsWithinHandWorkedBounds) {
   const auto stats = simulate_in_child(kernel, c.config);
   const double time = kernel_ns(stats);
   EXPECT_GE(time, bound) << c.config;
-  EXPECT_LE(time, 1.15 * bound) << c.config;
+  EXPECT_LE(time, 1.2 * bound) << c.config;
   EXPECT_EQ(stats["cores"][0]["hbm"]["read_bytes"].get<double>(), 2 * bytes / 3);
   EXPECT_EQ(stats["cores"][0]["hbm"]["write_bytes"].get<double>(), bytes / 3);
 }

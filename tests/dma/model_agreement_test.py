@@ -6,7 +6,7 @@ one chip of each generation (cores sharing HBM stacks), `trnsim run --json` with
 docs/architecture.md states: every run within 10 %, and at least 95 % of the runs within 3 %.
 
 The two full-size T1 matmuls (v1, v2) are left out: their packet runs take about ten seconds
-each per generation, and `validation_flow_model` checks them with the flow model against their
+each per generation, and `validation_docs_current` checks them with the flow model against their
 published times.
 
 Usage: model_agreement_test.py TRNSIM EXAMPLES_KERNELS_DIR MIXED_KERNEL"""

@@ -145,7 +145,7 @@ TEST_P(DocumentedCommand, ExitsZero) {
   const DocCommand& command = GetParam();
   // `trnsim validate` runs the whole calibration (a minute in Release, many under the
   // sanitizers): validation_docs_current runs exactly these simulations (its Markdown form) and
-  // validation_transfer_model / validation_flow_model its table, so it is not run once more here.
+  // validation_transfer_model / validation_packet_model its table, so it is not run once more here.
   if (command.arguments == "validate") {
     GTEST_SKIP() << "`trnsim validate` runs in validation_docs_current and validation_*_model";
   }

@@ -113,7 +113,7 @@ def main(source, build, cxx):
         stacks = fixed[20000]["memory_system"]["hbm"]["stacks"]
         hbm_bytes = reference["system"]["hbm_bytes"]
         if [stack.get("latency_ns") for stack in stacks] != [20000.0] or \
-                sum(stack["bytes"] for stack in stacks) != hbm_bytes:
+                sum(stack["read_bytes"] + stack["write_bytes"] for stack in stacks) != hbm_bytes:
             raise SystemExit(f"embed_example --fixed-hbm-ns 20000: HBM stacks {stacks}, expected "
                              f"one fixed-latency stack that moved {hbm_bytes} bytes")
         times = [fixed[latency]["time"]["kernel_ns"] for latency in (0, 20000)]
@@ -138,7 +138,7 @@ def main(source, build, cxx):
         # Tracing through SimulateOptions::log: lines on stderr; a bad spec is InvalidInput.
         traced = subprocess.run(["build-embed/embed_example", KERNEL, "trn2", "--log", "dma=debug"],
                                 cwd=scratch, env=env, capture_output=True, text=True)
-        if traced.returncode != 0 or "trnsim: dma: debug: packet model: core 0 DMA #0" not in \
+        if traced.returncode != 0 or "trnsim: dma: debug: flow model: core 0 DMA #0" not in \
                 traced.stderr:
             raise SystemExit(f"embed_example --log dma=debug: exit {traced.returncode}, stderr "
                              f"{traced.stderr[:500]!r}")

@@ -65,7 +65,8 @@ TEST(Backends, ARegisteredHbmModelIsAValueConfigsAcceptAndBuildsTheStacks) {
   });
   EXPECT_EQ(hbm_model_names(), (std::vector<std::string>{"banked", "ideal", "null_hbm"}));
   const config::Params params =
-      config::load_config("trn2-48xl", {"hbm.model=null_hbm"}).params;  // 2 chips x 4 stacks
+      config::load_config("trn2-48xl", {"dma.model=packet", "hbm.model=null_hbm"})
+          .params;  // 2 chips x 4 stacks
   const auto memory_system = build_memory_system(params, 16);
   ASSERT_EQ(built.size(), 8u);
   EXPECT_EQ(built[5].stack, 5u);
