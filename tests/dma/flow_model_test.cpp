@@ -227,5 +227,25 @@ TEST(FlowModel, CoresOfAStackShareItInTheirPartitionAndNotWithOthers) {
   EXPECT_NEAR(alone, stack, 0.5);
 }
 
+TEST(FlowModel, AnHbmToHbmCopyPassesItsStackTwice) {
+  // One trn2 core copies 2 MiB within its stack, three times on one queue, with the stack at
+  // 100 GB/s less refresh: 100 x (1 - 350 / 3900) = 91.03 B/ns, below the core's engines
+  // (368 B/ns) and ports (437.5 B/ns each way). Every byte is read from the stack and written
+  // back to it, so a copy moves at 91.03 / 2 = 45.51 B/ns: consecutive copies complete
+  // 2,097,152 / 45.51 = 46,076 ns apart (91.03 B/ns, 23,038 ns apart, if the stack counted the
+  // copy once).
+  FlowLevelDma system("memory", builtin("trn2", {"dma.model=flow", "hbm.stack_bandwidth_gbps=100"}),
+                      1);
+  Testbench bench("bench", system);
+  const std::uint64_t bytes = 128ull * 16384;
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    bench.add(0, 0, hbm_copy(128, 16384, i * bytes, (1ull << 30) + i * bytes));
+  }
+  bench.run_all();
+  const double rate = 100.0 * (1.0 - 350.0 / 3900.0) / 2;
+  EXPECT_NEAR(bench.completion(2).complete_ns - bench.completion(1).complete_ns,
+              static_cast<double>(bytes) / rate, 1.0);
+}
+
 }  // namespace
 }  // namespace trnsim::dma::test
