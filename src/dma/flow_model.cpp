@@ -30,7 +30,8 @@ FlowLevelDma::FlowLevelDma(sc_core::sc_module_name name, const config::Params& p
       descriptors_per_ns_(
           params.dma.descriptor_overhead_ns > 0 ? 1.0 / params.dma.descriptor_overhead_ns : 0.0),
       prefetch_limit_(static_cast<double>(std::max(1, params.dma.descriptor_prefetch))),
-      settle_request_(sc_core::sc_max_time()),
+      never_(sc_core::sc_max_time()),
+      settle_request_(never_),
       core_stats_(cores_),
       on_chip_(cores_),
       generators_(params.dma, cores_),
@@ -63,7 +64,7 @@ std::uint32_t FlowLevelDma::isolation_group(std::uint32_t pid) const {
 }
 
 sc_core::sc_time FlowLevelDma::settles_at(std::uint32_t group) const {
-  return group < partitions_.size() ? partitions_[group].settles_at() : sc_core::sc_max_time();
+  return group < partitions_.size() ? partitions_[group].settles_at() : never_;
 }
 
 void FlowLevelDma::settle(std::uint32_t group) {
@@ -74,7 +75,7 @@ void FlowLevelDma::settle(std::uint32_t group) {
 
 void FlowLevelDma::time_step_ended() {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  settle_request_ = sc_core::sc_max_time();  // the request was used
+  settle_request_ = never_;  // the request was used
   for (Partition& partition : partitions_) {
     if (partition.settles_at() <= now) partition.settle();
   }
@@ -82,13 +83,13 @@ void FlowLevelDma::time_step_ended() {
 }
 
 void FlowLevelDma::request_settling() {
-  sc_core::sc_time earliest = sc_core::sc_max_time();
+  sc_core::sc_time earliest = never_;
   for (const Partition& partition : partitions_) {
     earliest = std::min(earliest, partition.settles_at());
   }
   if (earliest == settle_request_) return;
   settle_request_ = earliest;
-  if (earliest == sc_core::sc_max_time()) {
+  if (earliest == never_) {
     util::EndOfTimeStep::forget(*this);
   } else {
     util::EndOfTimeStep::request(*this, earliest);
@@ -186,8 +187,8 @@ void FlowLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint32_t
 FlowLevelDma::Partition::Partition(FlowLevelDma& model, std::vector<std::uint32_t> pids)
     : model_(model),
       pids_(std::move(pids)),
-      held_at_(sc_core::sc_max_time()),
-      wake_at_(sc_core::sc_max_time()),
+      held_at_(model.never_),
+      wake_at_(model.never_),
       engines_(pids_.size() * model.engines_per_core_),
       core_caps_(pids_.size(), Bucket{model.params_.dma.core_bandwidth_gbps, 0, 0}),
       read_ports_(pids_.size(), Bucket{model.params_.dma.hbm_port_bandwidth_gbps, 0, 0}),
@@ -225,16 +226,18 @@ void FlowLevelDma::Partition::hold(const sc_core::sc_time& now, Submitted&& dma)
 
 void FlowLevelDma::Partition::settle() {
   const sc_core::sc_time now = settles_at();
-  if (now == sc_core::sc_max_time()) return;
+  if (now == model_.never_) return;
   const double now_ns = sim_time::to_ns(now);
   if (held_at_ == now) {
     // In core order, one core's DMAs in the order it submitted them. What the completions
     // below make the cores submit is held anew.
     std::vector<Submitted> joining;
     joining.swap(held_);
-    held_at_ = sc_core::sc_max_time();
-    std::stable_sort(joining.begin(), joining.end(),
-                     [](const Submitted& a, const Submitted& b) { return a.pid < b.pid; });
+    held_at_ = model_.never_;
+    const auto by_core = [](const Submitted& a, const Submitted& b) { return a.pid < b.pid; };
+    if (!std::is_sorted(joining.begin(), joining.end(), by_core)) {
+      std::stable_sort(joining.begin(), joining.end(), by_core);
+    }
     for (Submitted& dma : joining) join(dma);
     const double next = next_event_ns();
     if (next < sim_time::kNeverNs) {
@@ -300,7 +303,7 @@ void FlowLevelDma::Partition::join(Submitted& dma) {
 
 void FlowLevelDma::Partition::wake(const sc_core::sc_time& now) {
   const double now_ns = sim_time::to_ns(now);
-  wake_at_ = sc_core::sc_max_time();
+  wake_at_ = model_.never_;
   advance(now_ns + model_.lookahead_ns_ + sim_time::ns_per_tick());
   const double next = next_event_ns();
   if (next < sim_time::kNeverNs) {

@@ -290,6 +290,7 @@ class FlowLevelDma : public sc_core::sc_module,
   bool by_home_stack_ = false;       ///< home_stacks_only() was called
   std::vector<Partition> partitions_;
   std::vector<std::uint32_t> partition_of_;  ///< per core
+  const sc_core::sc_time never_;  ///< sc_max_time()
   /// The time util::EndOfTimeStep was asked for (sc_max_time: none).
   sc_core::sc_time settle_request_;
   double last_complete_ns_ = 0;
