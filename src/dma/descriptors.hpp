@@ -73,6 +73,20 @@ struct TransferPlan {
 TransferPlan plan_transfer(const kernel::Instruction& instruction, const config::Params& params,
                            std::uint64_t src_prefix, std::uint64_t dst_prefix);
 
+/// True when two operands have the same shape, whatever their addresses: everything
+/// plan_transfer reads but the offsets and the first partition. Two instructions of one opcode
+/// whose operands have the same shapes have plans that differ in their addresses only.
+inline bool same_shape(const kernel::AccessPattern& a, const kernel::AccessPattern& b) {
+  if (a.memory != b.memory || a.dtype != b.dtype || a.rank != b.rank ||
+      a.partition_axis != b.partition_axis || a.partitions != b.partitions) {
+    return false;
+  }
+  for (std::uint8_t d = 0; d < a.rank; ++d) {
+    if (a.sizes[d] != b.sizes[d] || a.strides[d] != b.strides[d]) return false;
+  }
+  return true;
+}
+
 /// One packet: contiguous on both sides, inside one descriptor.
 struct Packet {
   std::uint64_t src_address = 0;  ///< fabric address

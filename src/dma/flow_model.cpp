@@ -106,12 +106,68 @@ void FlowLevelDma::submit(std::uint32_t pid, std::uint64_t id,
   submit_ahead(sc_core::sc_time_stamp(), pid, id, instruction, client);
 }
 
+void FlowLevelDma::compute_shape(const kernel::Instruction& instruction, Shape& shape) const {
+  const TransferPlan plan = plan_transfer(instruction, params_, 0, 0);
+  shape.rate = params_.dma.engine_bandwidth_gbps * plan.efficiency;
+  shape.row_bytes = static_cast<double>(plan.inner) * plan.moved_element_bytes;
+  const double descriptor_bytes =
+      plan.descriptors_per_block > 0
+          ? shape.row_bytes / static_cast<double>(plan.descriptors_per_block)
+          : shape.row_bytes;
+  shape.packet =
+      std::max(1.0, std::min(descriptor_bytes, static_cast<double>(params_.dma.packet_bytes)));
+  shape.latency_ns = hbm_tail_latency_ns(params_.hbm, instruction.src().memory == MemoryKind::kHbm,
+                                         instruction.dst().memory == MemoryKind::kHbm, shape.packet,
+                                         shape.packet / shape.rate);
+  shape.outer = plan.outer;
+  shape.rows = plan.rows;
+  shape.rows_per_engine = plan.rows_per_engine;
+  shape.descriptors_per_block = plan.descriptors_per_block;
+  shape.bytes = plan.bytes;
+  shape.engines = plan.engines;
+  shape.descriptors = 0;
+  shape.busy_ns.assign(engines_per_core_, 0.0);
+  bool even = engines_per_core_ > 1;
+  const auto rows_of = [&](std::uint32_t e) {
+    return plan.outer > 0 ? plan.end_row(e) - plan.first_row(e) : 0;
+  };
+  for (std::uint32_t e = 0; e < engines_per_core_; ++e) {
+    shape.busy_ns[e] = static_cast<double>(plan.outer * rows_of(e)) * shape.row_bytes / shape.rate;
+    shape.descriptors += plan.descriptors_of(e);
+    even = even && rows_of(e) == rows_of(0) && plan.descriptors_of(e) == plan.descriptors_of(0);
+  }
+  shape.even = even;
+}
+
+const FlowLevelDma::Shape& FlowLevelDma::shape_of(const kernel::Instruction& instruction) {
+  const auto matches = [&](const ShapeEntry& entry) {
+    return entry.valid && entry.opcode == instruction.opcode &&
+           same_shape(entry.src, instruction.src()) && same_shape(entry.dst, instruction.dst());
+  };
+  if (matches(shapes_[shape_last_])) return shapes_[shape_last_].shape;
+  for (std::size_t i = 0; i < kShapes; ++i) {
+    if (matches(shapes_[i])) {
+      shape_last_ = i;
+      return shapes_[i].shape;
+    }
+  }
+  shape_last_ = shape_next_;
+  shape_next_ = (shape_next_ + 1) % kShapes;
+  ShapeEntry& entry = shapes_[shape_last_];
+  entry.valid = true;
+  entry.opcode = instruction.opcode;
+  entry.src = instruction.src();
+  entry.dst = instruction.dst();
+  compute_shape(instruction, entry.shape);
+  return entry.shape;
+}
+
 void FlowLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint32_t pid,
                                 std::uint64_t id, const kernel::Instruction& instruction,
                                 core::DmaClient& client) {
   const double now = sim_time::to_ns(submitted);
   pid = std::min(pid, cores_ - 1);
-  const TransferPlan plan = plan_transfer(instruction, params_, 0, 0);
+  const Shape& shape = shape_of(instruction);
   const kernel::AccessPattern& src = instruction.src();
   const kernel::AccessPattern& dst = instruction.dst();
   Submitted dma;
@@ -136,41 +192,27 @@ void FlowLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint32_t
                           : reads_hbm ? dma.read_stack
                                       : dma.write_stack;
   }
-  dma.rate = params_.dma.engine_bandwidth_gbps * plan.efficiency;
-  dma.row_bytes = static_cast<double>(plan.inner) * plan.moved_element_bytes;
-  const double descriptor_bytes =
-      plan.descriptors_per_block > 0
-          ? dma.row_bytes / static_cast<double>(plan.descriptors_per_block)
-          : dma.row_bytes;
-  dma.packet =
-      std::max(1.0, std::min(descriptor_bytes, static_cast<double>(params_.dma.packet_bytes)));
-  dma.latency_ns =
-      hbm_tail_latency_ns(params_.hbm, reads_hbm, writes_hbm, dma.packet, dma.packet / dma.rate);
-  dma.outer = plan.outer;
-  dma.rows = plan.rows;
-  dma.rows_per_engine = plan.rows_per_engine;
-  dma.descriptors_per_block = plan.descriptors_per_block;
+  dma.rate = shape.rate;
+  dma.row_bytes = shape.row_bytes;
+  dma.packet = shape.packet;
+  dma.latency_ns = shape.latency_ns;
+  dma.outer = shape.outer;
+  dma.rows = shape.rows;
+  dma.rows_per_engine = shape.rows_per_engine;
+  dma.descriptors_per_block = shape.descriptors_per_block;
+  dma.even = shape.even;
 
   CoreDmaStats& stats = core_stats_[pid];
-  bool even = engines_per_core_ > 1;
-  for (std::uint32_t e = 0; e < engines_per_core_; ++e) {
-    stats.engine_busy_ns +=
-        static_cast<double>(dma.outer * dma.rows_of(e)) * dma.row_bytes / dma.rate;
-    stats.descriptors += plan.descriptors_of(e);
-    even = even && dma.rows_of(e) == dma.rows_of(0) &&
-           plan.descriptors_of(e) == plan.descriptors_of(0);
-  }
-  dma.even = even;
+  for (const double busy : shape.busy_ns) stats.engine_busy_ns += busy;
+  stats.descriptors += shape.descriptors;
   if (trace_) [[unlikely]] {
-    std::uint64_t descriptors = 0;
-    for (std::uint32_t e = 0; e < engines_per_core_; ++e) descriptors += plan.descriptors_of(e);
-    trace_plan("flow", pid, id, plan.bytes, plan.engines, descriptors, now, dma.ready_ns);
+    trace_plan("flow", pid, id, shape.bytes, shape.engines, shape.descriptors, now, dma.ready_ns);
   }
   ++stats.transfers;
-  stats.bytes += plan.bytes;
+  stats.bytes += shape.bytes;
   QueueStats& queue_stats = stats.queues[dma.queue];
   ++queue_stats.transfers;
-  queue_stats.bytes += plan.bytes;
+  queue_stats.bytes += shape.bytes;
   OnChipBytes& on_chip = on_chip_[pid];
   if (src.memory == MemoryKind::kSbuf) on_chip.sbuf_read += src.bytes();
   if (src.memory == MemoryKind::kPsum) on_chip.psum_read += src.bytes();

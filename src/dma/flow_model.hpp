@@ -53,6 +53,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <systemc>
@@ -101,6 +102,37 @@ class FlowLevelDma : public sc_core::sc_module,
 
  private:
   static constexpr std::uint32_t kNone = ~0u;
+  /// What a DMA's timing takes from its plan: a function of its opcode and its operands' shapes
+  /// (same_shape), kept for the most recent shapes (shape_of()).
+  struct Shape {
+    double rate = 0;        ///< engine data path, bytes/ns
+    double row_bytes = 0;   ///< bytes of one (outer, row) block
+    double packet = 0;      ///< min(descriptor bytes, dma.packet_bytes)
+    double latency_ns = 0;  ///< HBM access latency not covered by streaming (hbm_tail_latency_ns)
+    std::uint64_t outer = 0;
+    std::uint64_t rows = 0;
+    std::uint64_t rows_per_engine = 1;
+    std::uint64_t descriptors_per_block = 0;
+    std::uint64_t bytes = 0;        ///< max(source, destination bytes)
+    std::uint64_t descriptors = 0;  ///< over all engines
+    std::uint32_t engines = 0;      ///< engines owning rows
+    bool even = false;              ///< the same rows and descriptors on every engine
+    std::vector<double> busy_ns;    ///< per engine: its data-path time
+  };
+  struct ShapeEntry {
+    bool valid = false;
+    kernel::Opcode opcode = kernel::Opcode::kDmaCopy;
+    kernel::AccessPattern src;  ///< the shape part only (same_shape)
+    kernel::AccessPattern dst;
+    Shape shape;
+  };
+  static constexpr std::size_t kShapes = 8;
+  const Shape& shape_of(const kernel::Instruction& instruction);
+  void compute_shape(const kernel::Instruction& instruction, Shape& shape) const;
+  std::array<ShapeEntry, kShapes> shapes_;
+  std::size_t shape_last_ = 0;  ///< the entry hit or filled last
+  std::size_t shape_next_ = 0;  ///< the entry filled next (round robin)
+
   /// A submitted DMA waiting for the end of its time step, with what its items need.
   struct Submitted {
     core::DmaClient* client = nullptr;
@@ -290,7 +322,7 @@ class FlowLevelDma : public sc_core::sc_module,
   bool by_home_stack_ = false;       ///< home_stacks_only() was called
   std::vector<Partition> partitions_;
   std::vector<std::uint32_t> partition_of_;  ///< per core
-  const sc_core::sc_time never_;  ///< sc_max_time()
+  const sc_core::sc_time never_;             ///< sc_max_time()
   /// The time util::EndOfTimeStep was asked for (sc_max_time: none).
   sc_core::sc_time settle_request_;
   double last_complete_ns_ = 0;

@@ -57,23 +57,6 @@ double TransferLevelDma::core_peak_bytes_per_ns() const {
                   params_.dma.core_bandwidth_gbps);
 }
 
-namespace {
-
-/// True when two operands have the same shape, whatever their addresses: everything
-/// plan_transfer reads but the offsets and the first partition.
-bool same_shape(const kernel::AccessPattern& a, const kernel::AccessPattern& b) {
-  if (a.memory != b.memory || a.dtype != b.dtype || a.rank != b.rank ||
-      a.partition_axis != b.partition_axis || a.partitions != b.partitions) {
-    return false;
-  }
-  for (std::uint8_t d = 0; d < a.rank; ++d) {
-    if (a.sizes[d] != b.sizes[d] || a.strides[d] != b.strides[d]) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 void TransferLevelDma::compute_split(const kernel::Instruction& instruction,
                                      EngineSplit& split) const {
   const TransferPlan plan = plan_transfer(instruction, params_, 0, 0);

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -245,6 +246,46 @@ TEST(FlowModel, AnHbmToHbmCopyPassesItsStackTwice) {
   const double rate = 100.0 * (1.0 - 350.0 / 3900.0) / 2;
   EXPECT_NEAR(bench.completion(2).complete_ns - bench.completion(1).complete_ns,
               static_cast<double>(bytes) / rate, 1.0);
+}
+
+TEST(FlowModel, AShapeSeenBeforeTimesAsInAFreshModel) {
+  // What a DMA takes from its plan is kept per shape (not per address) for the 8 most recent
+  // shapes: a shape seen before, or evicted by many others since, must take exactly as long as
+  // in a model that sees that DMA alone. 10 shapes, three rounds, each DMA at a new address and
+  // submitted 1 ms after the previous one, so that every DMA finds the engines idle.
+  std::vector<Instruction> shapes;
+  for (std::uint32_t rows = 1; rows <= 128; rows *= 2) shapes.push_back(load(rows, 4096, 0));
+  shapes.push_back(load(128, 128, 0));
+  shapes.push_back(load(16, 1024, 0));
+  ASSERT_GT(shapes.size(), 8u);  // more shapes than are kept
+  // One fresh model per shape, in the same elaboration.
+  std::vector<std::unique_ptr<FlowLevelDma>> fresh;
+  std::vector<std::unique_ptr<Testbench>> fresh_benches;
+  for (std::size_t s = 0; s < shapes.size(); ++s) {
+    const std::string name = "fresh" + std::to_string(s);
+    fresh.push_back(std::make_unique<FlowLevelDma>((name + "_memory").c_str(), flow_pinned(), 1));
+    fresh_benches.push_back(std::make_unique<Testbench>(name.c_str(), *fresh.back()));
+    fresh_benches.back()->add(0, 0, shapes[s]);
+  }
+  FlowLevelDma system("memory", flow_pinned(), 1);
+  Testbench bench("bench", system);
+  std::vector<std::uint64_t> ids;
+  double time = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (std::size_t s = 0; s < shapes.size(); ++s) {
+      Instruction dma = shapes[s];
+      dma.operand(kernel::Slot::kSrc).offset = (round * 64 + s) * (std::uint64_t{1} << 20);
+      ids.push_back(bench.add(time, 0, dma));
+      time += 1e6;
+    }
+  }
+  bench.run_all();
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const double alone = fresh_benches[i % shapes.size()]->completion(0).complete_ns;
+    // Equal up to the time resolution (1 ps): the absolute times are 1e6 ns apart.
+    EXPECT_NEAR(bench.completion(ids[i]).complete_ns - 1e6 * static_cast<double>(i), alone, 1e-3)
+        << "DMA " << i;
+  }
 }
 
 }  // namespace
