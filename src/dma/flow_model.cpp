@@ -139,35 +139,14 @@ void FlowLevelDma::compute_shape(const kernel::Instruction& instruction, Shape& 
   shape.even = even;
 }
 
-const FlowLevelDma::Shape& FlowLevelDma::shape_of(const kernel::Instruction& instruction) {
-  const auto matches = [&](const ShapeEntry& entry) {
-    return entry.valid && entry.opcode == instruction.opcode &&
-           same_shape(entry.src, instruction.src()) && same_shape(entry.dst, instruction.dst());
-  };
-  if (matches(shapes_[shape_last_])) return shapes_[shape_last_].shape;
-  for (std::size_t i = 0; i < kShapes; ++i) {
-    if (matches(shapes_[i])) {
-      shape_last_ = i;
-      return shapes_[i].shape;
-    }
-  }
-  shape_last_ = shape_next_;
-  shape_next_ = (shape_next_ + 1) % kShapes;
-  ShapeEntry& entry = shapes_[shape_last_];
-  entry.valid = true;
-  entry.opcode = instruction.opcode;
-  entry.src = instruction.src();
-  entry.dst = instruction.dst();
-  compute_shape(instruction, entry.shape);
-  return entry.shape;
-}
-
 void FlowLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint32_t pid,
                                 std::uint64_t id, const kernel::Instruction& instruction,
                                 core::DmaClient& client) {
   const double now = sim_time::to_ns(submitted);
   pid = std::min(pid, cores_ - 1);
-  const Shape& shape = shape_of(instruction);
+  const Shape& shape = shapes_.get(
+      instruction,
+      [this](const kernel::Instruction& dma, Shape& computed) { compute_shape(dma, computed); });
   const kernel::AccessPattern& src = instruction.src();
   const kernel::AccessPattern& dst = instruction.dst();
   Submitted dma;

@@ -53,7 +53,6 @@
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <systemc>
@@ -63,6 +62,7 @@
 #include "core/dma_backend.hpp"
 #include "dma/descriptors.hpp"
 #include "dma/dma_statistics.hpp"
+#include "dma/shape_cache.hpp"
 #include "kernel/instruction.hpp"
 #include "util/end_of_time_step.hpp"
 #include "util/sim_time.hpp"
@@ -103,7 +103,7 @@ class FlowLevelDma : public sc_core::sc_module,
  private:
   static constexpr std::uint32_t kNone = ~0u;
   /// What a DMA's timing takes from its plan: a function of its opcode and its operands' shapes
-  /// (same_shape), kept for the most recent shapes (shape_of()).
+  /// (same_shape), kept for the 8 most recent shapes.
   struct Shape {
     double rate = 0;        ///< engine data path, bytes/ns
     double row_bytes = 0;   ///< bytes of one (outer, row) block
@@ -119,19 +119,8 @@ class FlowLevelDma : public sc_core::sc_module,
     bool even = false;              ///< the same rows and descriptors on every engine
     std::vector<double> busy_ns;    ///< per engine: its data-path time
   };
-  struct ShapeEntry {
-    bool valid = false;
-    kernel::Opcode opcode = kernel::Opcode::kDmaCopy;
-    kernel::AccessPattern src;  ///< the shape part only (same_shape)
-    kernel::AccessPattern dst;
-    Shape shape;
-  };
-  static constexpr std::size_t kShapes = 8;
-  const Shape& shape_of(const kernel::Instruction& instruction);
   void compute_shape(const kernel::Instruction& instruction, Shape& shape) const;
-  std::array<ShapeEntry, kShapes> shapes_;
-  std::size_t shape_last_ = 0;  ///< the entry hit or filled last
-  std::size_t shape_next_ = 0;  ///< the entry filled next (round robin)
+  ShapeCache<Shape, 8> shapes_;
 
   /// A submitted DMA waiting for the end of its time step, with what its items need.
   struct Submitted {

@@ -85,38 +85,14 @@ void TransferLevelDma::compute_split(const kernel::Instruction& instruction,
 
 const TransferLevelDma::EngineSplit& TransferLevelDma::engine_split(
     const kernel::Instruction& instruction) {
-  auto matches = [&](const SplitCacheEntry& entry) {
-    return entry.valid && entry.opcode == instruction.opcode &&
-           same_shape(entry.src, instruction.src()) && same_shape(entry.dst, instruction.dst());
+  const auto compute = [this](const kernel::Instruction& dma, EngineSplit& split) {
+    compute_split(dma, split);
   };
   if (!shortcuts_) {
-    compute_split(instruction, split_cache_[0].split);
-    return split_cache_[0].split;
+    compute(instruction, uncached_split_);
+    return uncached_split_;
   }
-  if (matches(split_cache_[split_cache_last_])) return split_cache_[split_cache_last_].split;
-  // Streams often alternate two shapes (a load and a store): the hit before the latest next.
-  if (matches(split_cache_[split_cache_previous_])) {
-    std::swap(split_cache_last_, split_cache_previous_);
-    return split_cache_[split_cache_last_].split;
-  }
-  for (std::size_t i = 0; i < kSplitCacheSize; ++i) {
-    if (matches(split_cache_[i])) {
-      split_cache_previous_ = split_cache_last_;
-      split_cache_last_ = i;
-      return split_cache_[i].split;
-    }
-  }
-  const std::size_t victim = split_cache_next_;
-  split_cache_next_ = (split_cache_next_ + 1) % kSplitCacheSize;
-  SplitCacheEntry& entry = split_cache_[victim];
-  entry.valid = true;
-  entry.opcode = instruction.opcode;
-  entry.src = instruction.src();
-  entry.dst = instruction.dst();
-  compute_split(instruction, entry.split);
-  split_cache_previous_ = split_cache_last_;
-  split_cache_last_ = victim;
-  return entry.split;
+  return split_cache_.get(instruction, compute);
 }
 
 void TransferLevelDma::submit(std::uint32_t pid, std::uint64_t id,

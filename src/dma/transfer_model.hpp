@@ -44,6 +44,7 @@
 #include "core/dma_backend.hpp"
 #include "dma/descriptors.hpp"
 #include "dma/dma_statistics.hpp"
+#include "dma/shape_cache.hpp"
 #include "kernel/instruction.hpp"
 #include "util/end_of_time_step.hpp"
 
@@ -98,13 +99,6 @@ class TransferLevelDma final : public core::DmaBackend, private util::EndOfTimeS
     double row_bytes = 0;  ///< bytes of one (outer, row) block
     std::uint64_t descriptors_per_block = 0;
     std::uint64_t bytes = 0;  ///< max(src bytes, dst bytes)
-  };
-  struct SplitCacheEntry {
-    bool valid = false;
-    kernel::Opcode opcode = kernel::Opcode::kDmaCopy;
-    kernel::AccessPattern src;  ///< the shape part only (same_shape)
-    kernel::AccessPattern dst;
-    EngineSplit split;
   };
   /// The split of `instruction`, from a small cache of recent shapes.
   const EngineSplit& engine_split(const kernel::Instruction& instruction);
@@ -163,11 +157,8 @@ class TransferLevelDma final : public core::DmaBackend, private util::EndOfTimeS
   DescriptorGenerators generators_;  ///< hwdge / swdge, per core
   const bool trace_;                 ///< the `dma` component logs at debug level
   double last_complete_ns_ = 0;
-  static constexpr std::size_t kSplitCacheSize = 8;
-  std::array<SplitCacheEntry, kSplitCacheSize> split_cache_;
-  std::size_t split_cache_next_ = 0;      ///< round-robin victim
-  std::size_t split_cache_last_ = 0;      ///< the latest hit, looked at first
-  std::size_t split_cache_previous_ = 0;  ///< the hit before it (another entry), looked at next
+  ShapeCache<EngineSplit, 8> split_cache_;
+  EngineSplit uncached_split_;  ///< shortcuts off: computed anew for every DMA
 };
 
 }  // namespace trnsim::dma
