@@ -1,7 +1,7 @@
 // The interface between the NeuronCore sequencers and whatever models DMA timing. A sequencer
 // that triggers a DMA submits it at the current simulation time; the backend later reports when
 // the transfer completed (every engine involved wrote its semaphore).
-// The DMA/HBM models in src/dma (packet and transfer) implement it.
+// The DMA/HBM models in src/dma (flow, packet and transfer) implement it.
 #pragma once
 
 #include <algorithm>
@@ -106,22 +106,24 @@ class DmaBackend {
   /// home stack apart (isolation_group()).
   virtual void home_stacks_only() {}
   /// Cores whose DMAs' timing depends on the DMAs of the cores of their group only (the same
-  /// isolation_group(), shared with no other core), with completions reported from submit() or
-  /// settle(), not from a process of the backend's own; kNoIsolation: a core's DMAs may depend
+  /// isolation_group(), shared with no other core), with completions reported from submit(),
+  /// settle() or the end of a time step (util::EndOfTimeStep), not from a process of the
+  /// backend's own that may run at any point of a time step; kNoIsolation: a core's DMAs may depend
   /// on anything. A group whose cores' programs do not interact with other cores runs ahead of
   /// the kernel as a whole, without a bound (NeuronCore::run_ahead()). Only when
   /// accepts_submit_ahead().
   virtual std::uint32_t isolation_group(std::uint32_t /*pid*/) const { return kNoIsolation; }
   static constexpr std::uint32_t kNoIsolation = ~std::uint32_t{0};
-  /// The submission time of DMAs of `group` whose completion waits for the end of their time
-  /// step (sc_max_time(): none): the DMAs several cores submit at one time are completed in an
-  /// order of the backend's own, whatever order the kernel ran the cores' processes in. The
-  /// backend settles them itself once nothing else is left to run at that time.
+  /// The next time at whose end the backend acts for `group` (sc_max_time(): none): DMAs
+  /// submitted then wait for it, so that the DMAs several cores submit at one time are taken in
+  /// an order of the backend's own, whatever order the kernel ran the cores' processes in, or a
+  /// data movement of the backend's own is due then. In step with the kernel the backend settles
+  /// itself once nothing else is left to run at that time.
   virtual sc_core::sc_time settles_at(std::uint32_t /*group*/) const {
     return sc_core::sc_max_time();
   }
-  /// Completes those DMAs now: a group running ahead calls it once it has run every wake-up of
-  /// their time.
+  /// Does what is due at settles_at(): a group running ahead calls it once it has run every
+  /// wake-up of that time.
   virtual void settle(std::uint32_t /*group*/) {}
 
   /// Adds what the memory system did to `memory_system` of the statistics (docs/outputs.md):
