@@ -31,7 +31,6 @@ FlowLevelDma::FlowLevelDma(sc_core::sc_module_name name, const config::Params& p
           params.dma.descriptor_overhead_ns > 0 ? 1.0 / params.dma.descriptor_overhead_ns : 0.0),
       prefetch_limit_(static_cast<double>(std::max(1, params.dma.descriptor_prefetch))),
       never_(sc_core::sc_max_time()),
-      settle_request_(never_),
       core_stats_(cores_),
       on_chip_(cores_),
       generators_(params.dma, cores_),
@@ -69,13 +68,15 @@ sc_core::sc_time FlowLevelDma::settles_at(std::uint32_t group) const {
 
 void FlowLevelDma::settle(std::uint32_t group) {
   if (group >= partitions_.size()) return;
-  partitions_[group].settle();
-  request_settling();
+  // Only this partition's time moved: a standing request at or before it stays (one that comes
+  // too early finds nothing due and asks again).
+  Partition& partition = partitions_[group];
+  partition.settle();
+  if (partition.settles_at() < asked_for()) ask_for(partition.settles_at());
 }
 
 void FlowLevelDma::time_step_ended() {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  settle_request_ = never_;  // the request was used
   for (Partition& partition : partitions_) {
     if (partition.settles_at() <= now) partition.settle();
   }
@@ -87,13 +88,7 @@ void FlowLevelDma::request_settling() {
   for (const Partition& partition : partitions_) {
     earliest = std::min(earliest, partition.settles_at());
   }
-  if (earliest == settle_request_) return;
-  settle_request_ = earliest;
-  if (earliest == never_) {
-    util::EndOfTimeStep::forget(*this);
-  } else {
-    util::EndOfTimeStep::request(*this, earliest);
-  }
+  ask_for(earliest);
 }
 
 double FlowLevelDma::core_peak_bytes_per_ns() const {
@@ -199,10 +194,7 @@ void FlowLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint32_t
   if (dst.memory == MemoryKind::kPsum) on_chip.psum_write += dst.bytes();
 
   partitions_[partition_of_[pid]].hold(submitted, std::move(dma));
-  if (submitted < settle_request_) {
-    settle_request_ = submitted;
-    util::EndOfTimeStep::request(*this, submitted);
-  }
+  if (submitted < asked_for()) ask_for(submitted);
 }
 
 FlowLevelDma::Partition::Partition(FlowLevelDma& model, std::vector<std::uint32_t> pids)
@@ -252,7 +244,7 @@ void FlowLevelDma::Partition::settle() {
   if (held_at_ == now) {
     // In core order, one core's DMAs in the order it submitted them. What the completions
     // below make the cores submit is held anew.
-    std::vector<Submitted> joining;
+    std::vector<Submitted>& joining = joining_;  // held_ takes its (empty) buffer
     joining.swap(held_);
     held_at_ = model_.never_;
     const auto by_core = [](const Submitted& a, const Submitted& b) { return a.pid < b.pid; };
@@ -260,10 +252,8 @@ void FlowLevelDma::Partition::settle() {
       std::stable_sort(joining.begin(), joining.end(), by_core);
     }
     for (Submitted& dma : joining) join(dma);
-    const double next = next_event_ns();
-    if (next < sim_time::kNeverNs) {
-      wake_at_ = std::min(wake_at_, now + sim_time::from_ns(std::max(0.0, next - now_ns)));
-    }
+    joining.clear();
+    schedule_wake(now, now_ns);
   }
   if (wake_at_ <= now) wake(now);
 }
@@ -326,6 +316,10 @@ void FlowLevelDma::Partition::wake(const sc_core::sc_time& now) {
   const double now_ns = sim_time::to_ns(now);
   wake_at_ = model_.never_;
   advance(now_ns + model_.lookahead_ns_ + sim_time::ns_per_tick());
+  schedule_wake(now, now_ns);
+}
+
+void FlowLevelDma::Partition::schedule_wake(const sc_core::sc_time& now, double now_ns) {
   const double next = next_event_ns();
   if (next < sim_time::kNeverNs) {
     wake_at_ = std::min(wake_at_, now + sim_time::from_ns(std::max(0.0, next - now_ns)));

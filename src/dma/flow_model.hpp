@@ -229,6 +229,8 @@ class FlowLevelDma : public sc_core::sc_module,
    private:
     void join(Submitted& dma);
     void wake(const sc_core::sc_time& now);
+    /// wake_at_ no later than the next event (now: `now`, `now_ns`).
+    void schedule_wake(const sc_core::sc_time& now, double now_ns);
     /// Processes every event up to `horizon_ns`.
     void advance(double horizon_ns);
     void progress_to(double time_ns);
@@ -258,6 +260,7 @@ class FlowLevelDma : public sc_core::sc_module,
     FlowLevelDma& model_;
     std::vector<std::uint32_t> pids_;  ///< its cores, global indices, ascending
     std::vector<Submitted> held_;      ///< submitted in the time step of held_at_
+    std::vector<Submitted> joining_;   ///< scratch: the held DMAs while they join (settle())
     sc_core::sc_time held_at_;
     sc_core::sc_time wake_at_;  ///< next data movement due (sc_max_time: none)
     util::SlotPool<Transfer> transfers_;
@@ -312,8 +315,6 @@ class FlowLevelDma : public sc_core::sc_module,
   std::vector<Partition> partitions_;
   std::vector<std::uint32_t> partition_of_;  ///< per core
   const sc_core::sc_time never_;             ///< sc_max_time()
-  /// The time util::EndOfTimeStep was asked for (sc_max_time: none).
-  sc_core::sc_time settle_request_;
   double last_complete_ns_ = 0;
 
   std::vector<CoreDmaStats> core_stats_;

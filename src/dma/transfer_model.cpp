@@ -225,10 +225,7 @@ void TransferLevelDma::submit_ahead(const sc_core::sc_time& submitted, std::uint
   if (!batch.empty() && batch.front().submitted != submitted) settle(group);
   if (batch.empty()) {
     ++open_batches_;
-    if (submitted < settle_request_) {
-      settle_request_ = submitted;
-      util::EndOfTimeStep::request(*this, submitted);
-    }
+    if (submitted < asked_for()) ask_for(submitted);
   }
   dma.rank = static_cast<std::uint32_t>(std::count_if(
       batch.begin(), batch.end(), [pid](const Pending& other) { return other.pid == pid; }));
@@ -287,7 +284,6 @@ void TransferLevelDma::settle(std::uint32_t group) {
 
 void TransferLevelDma::time_step_ended() {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  settle_request_ = sc_core::sc_max_time();  // the request was used
   for (std::uint32_t group = 0; group < batches_.size() && open_batches_ > 0; ++group) {
     if (settles_at(group) <= now) settle(group);
   }
@@ -300,13 +296,7 @@ void TransferLevelDma::request_settling() {
   for (std::uint32_t group = 0; group < batches_.size() && open_batches_ > 0; ++group) {
     earliest = std::min(earliest, settles_at(group));
   }
-  if (earliest == settle_request_) return;
-  settle_request_ = earliest;
-  if (earliest == sc_core::sc_max_time()) {
-    util::EndOfTimeStep::forget(*this);
-  } else {
-    util::EndOfTimeStep::request(*this, earliest);
-  }
+  ask_for(earliest);
 }
 
 void TransferLevelDma::add_statistics(stats::Group& memory_system, double elapsed_ns) const {

@@ -148,8 +148,6 @@ class TransferLevelDma final : public core::DmaBackend, private util::EndOfTimeS
   /// Asks util::EndOfTimeStep for the end of the earliest time step a batch waits for (or
   /// withdraws the request when none does).
   void request_settling();
-  /// The time step whose end this model asked util::EndOfTimeStep for (sc_max_time(): none).
-  sc_core::sc_time settle_request_ = sc_core::sc_max_time();
   std::vector<CoreDmaStats> core_stats_;
   std::vector<OnChipBytes> on_chip_;
   std::vector<double> queue_done_ns_;  ///< per (core, queue): its latest DMA's completion

@@ -19,8 +19,27 @@ class EndOfTimeStep {
    public:
     virtual ~Client() { EndOfTimeStep::forget(*this); }
     /// Nothing else is left to run at the current time, which is at or after a time this client
-    /// asked for (request()).
+    /// asked for (request()); the request is used up.
     virtual void time_step_ended() = 0;
+
+   protected:
+    /// Asks for the end of the time step of `at` (sc_max_time(): for nothing), replacing the
+    /// standing request unless it is that already.
+    void ask_for(const sc_core::sc_time& at) {
+      if (at == asked_for_) return;
+      asked_for_ = at;
+      if (at == sc_core::sc_max_time()) {
+        EndOfTimeStep::forget(*this);
+      } else {
+        EndOfTimeStep::request(*this, at);
+      }
+    }
+    /// The standing request's time (sc_max_time(): none), for ask_for().
+    const sc_core::sc_time& asked_for() const { return asked_for_; }
+
+   private:
+    friend class EndOfTimeStep;
+    sc_core::sc_time asked_for_ = sc_core::sc_max_time();
   };
 
   /// Calls `client.time_step_ended()` once the time step of `at` (at or after the current
@@ -74,13 +93,14 @@ class EndOfTimeStep {
       return;
     }
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    std::vector<Client*> due;
+    due_.clear();
     std::erase_if(requests_, [&](const Request& request) {
       if (request.first > now) return false;
-      due.push_back(request.second);
+      due_.push_back(request.second);
       return true;
     });
-    for (Client* client : due) client->time_step_ended();  // it may ask again
+    for (Client* client : due_) client->asked_for_ = sc_core::sc_max_time();
+    for (Client* client : due_) client->time_step_ended();  // it may ask again
     if (requests_.empty()) return;
     const auto next = std::min_element(requests_.begin(), requests_.end());
     wake_.notify(next->first > now ? next->first - now : sc_core::SC_ZERO_TIME);
@@ -88,6 +108,7 @@ class EndOfTimeStep {
 
   sc_core::sc_event wake_;
   std::vector<Request> requests_;
+  std::vector<Client*> due_;  ///< scratch: the clients run() calls back
 };
 
 }  // namespace trnsim::util
