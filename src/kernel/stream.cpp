@@ -572,13 +572,28 @@ const Instruction* InstructionStream::memo_lookup(Memo& memo, std::size_t& entry
 }
 
 std::size_t InstructionStream::base_index(const Memo& memo,
-                                          const std::vector<std::int64_t>& signature) {
-  std::uint64_t hash = 0;
+                                          const std::vector<std::int64_t>& signature,
+                                          std::uint64_t& hash, bool& found) {
+  hash = 0;
   for (std::size_t i = 0; i < signature.size(); ++i) {
     if (memo.roles[i].kind != SignatureRole::Kind::kFixed) continue;
     hash = (hash ^ static_cast<std::uint64_t>(signature[i])) * 0x9E3779B97F4A7C15ull;
   }
-  return static_cast<std::size_t>(hash >> 32) & (kMemoBases - 1);
+  const std::size_t home = static_cast<std::size_t>(hash >> 32) & (kMemoBases - 1);
+  found = false;
+  if (memo.bases.empty()) return home;
+  std::size_t empty = kMemoBases;
+  for (std::size_t probe = 0; probe < kMemoBaseProbes; ++probe) {
+    const std::size_t slot = (home + probe) & (kMemoBases - 1);
+    const Memo::Base* base = memo.bases[slot].get();
+    if (base == nullptr) {
+      if (empty == kMemoBases) empty = slot;
+    } else if (base->fixed_hash == hash) {
+      found = true;
+      return slot;
+    }
+  }
+  return empty != kMemoBases ? empty : home;
 }
 
 bool InstructionStream::shift_from_base(const Memo& memo, const Memo::Base& base,
@@ -664,7 +679,8 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
   }
   Memo* memo_of_spec = spec.uses_loops ? &memo_[state] : nullptr;
   std::size_t memo_entry = kMemoEntries;
-  std::size_t base = 0;  // shift base of signature_ (when memo.shiftable)
+  std::size_t base = 0;          // shift base of signature_ (when memo.shiftable)
+  std::uint64_t fixed_hash = 0;  // of signature_'s kFixed values (when memo.shiftable)
   const bool have_signature =
       reuse_ && memo_of_spec != nullptr && evaluate_signature(*memo_of_spec);
   if (have_signature) {
@@ -675,8 +691,9 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
       assign_compact(out, *reused);
       reconstructed = true;
     } else if (memo.shiftable) {
-      base = base_index(memo, signature_);
-      reconstructed = memo.has_base[base] && shift_from_base(memo, memo.bases[base], out);
+      bool found = false;
+      base = base_index(memo, signature_, fixed_hash, found);
+      reconstructed = found && shift_from_base(memo, *memo.bases[base], out);
     }
     if (reconstructed) {
       // Shifted: new addresses, no shared content key; the base's family key stays.
@@ -830,9 +847,11 @@ void InstructionStream::build(std::uint32_t statement_index, Instruction& out) {
     if (memo.shiftable) {
       // Only a memo miss gets here, so `base` was set above.
       if (memo.bases.empty()) memo.bases.resize(kMemoBases);
-      memo.bases[base].instruction = out;
-      memo.bases[base].signature = signature_;
-      memo.has_base[base] = 1;
+      std::unique_ptr<Memo::Base>& stored = memo.bases[base];
+      if (stored == nullptr) stored = std::make_unique<Memo::Base>();
+      stored->instruction = out;
+      stored->signature = signature_;
+      stored->fixed_hash = fixed_hash;
     }
   }
 }

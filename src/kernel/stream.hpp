@@ -153,14 +153,16 @@ class InstructionStream {
   ///   queue, the instruction is the base with those operands' addresses moved:
   ///   validation does not depend on HBM addresses, only bounds, which are checked. Anything
   ///   else (on-chip operands, shapes, other attributes) changed: full build. A spec keeps
-  ///   kMemoBases bases, the last full build for each hash of its fixed values, so a
-  ///   double-buffered load (x_sb[t % 2] <- x[t]) shifts from the base of its own buffer.
+  ///   up to kMemoBases bases, the last full build for each combination of its fixed values
+  ///   (open addressing over kMemoBaseProbes slots from the values' hash), so a load cycling
+  ///   through buffers (x_sb[t % 8] <- x[t]) shifts from the base of its own buffer.
   /// Both give exactly the instruction a full build gives (tests/kernel: every example kernel's
   /// stream is compared with reuse off). Memory: bounded by the number of specs.
   static constexpr std::size_t kMemoEntries = 32;
   static constexpr std::size_t kMemoProbes = 4;
   static constexpr std::uint32_t kMemoTrial = 256;
-  static constexpr std::size_t kMemoBases = 4;  // power of two
+  static constexpr std::size_t kMemoBases = 16;  // power of two
+  static constexpr std::size_t kMemoBaseProbes = 4;
   /// What a signature expression is, for the shift path.
   struct SignatureRole {
     enum class Kind : std::uint8_t {
@@ -201,17 +203,22 @@ class InstructionStream {
     std::uint32_t hits = 0;
     bool caching = false;    ///< the memo is in use
     bool shiftable = false;  ///< some role is not kFixed
-    /// Shift bases (when shiftable), allocated on first use: the last fully built instruction
-    /// whose kFixed values hash to the base's index, and its signature.
+    /// Shift bases (when shiftable): the last fully built instruction for a combination of
+    /// kFixed values, and its signature. The slot vector is sized on first use and each base
+    /// allocated when first filled (an Instruction is over 1 KiB; most specs use few bases).
     struct Base {
       Instruction instruction;
       std::vector<std::int64_t> signature;
+      std::uint64_t fixed_hash = 0;  ///< hash of the signature's kFixed values
     };
-    std::vector<Base> bases;
-    std::array<std::uint8_t, kMemoBases> has_base{};
+    std::vector<std::unique_ptr<Base>> bases;
   };
-  /// Index in Memo::bases of signature_'s kFixed values.
-  static std::size_t base_index(const Memo& memo, const std::vector<std::int64_t>& signature);
+  /// Slot in Memo::bases for `signature`'s kFixed values, whose hash it stores in `hash`: the
+  /// slot of a base with the same hash among the kMemoBaseProbes slots from the hash, else the
+  /// first empty one of those, else the first (replaced). Sets `found` for a base with the same
+  /// hash (shift_from_base still checks the values themselves).
+  static std::size_t base_index(const Memo& memo, const std::vector<std::int64_t>& signature,
+                                std::uint64_t& hash, bool& found);
   /// Evaluates the signature of `memo` into signature_; false when an expression fails (the
   /// full build then reports the error with its location).
   bool evaluate_signature(const Memo& memo);

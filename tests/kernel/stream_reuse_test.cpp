@@ -311,5 +311,25 @@ TEST(StreamReuse, ExplicitPatternsEqualFullBuildsAndErrorsStayPut) {
             std::string::npos);
 }
 
+// A load cycling through B on-chip buffers (x_sb[t % B] <- x[t], each buffer's base built
+// once) is a shifted copy of the base of its own buffer from the second round on: B full
+// builds, and every other load joins the family of its buffer's first load.
+TEST(StreamReuse, ALoadCyclingThroughBuffersShiftsFromItsOwnBuffersBase) {
+  for (const int buffers : {2, 4, 8, 12}) {
+    const std::string tensors = R"({
+      "x": {"memory": "hbm", "dtype": "bfloat16", "shape": [1000, 128, 64]},
+      "x_sb": {"memory": "sbuf", "dtype": "bfloat16", "shape": [)" +
+                                std::to_string(buffers) + R"(, 128, 64], "partition_dim": 1}})";
+    const std::string program = R"([{"for": "t", "range": 1000, "body": [
+      {"op": "dma_copy", "dst": "x_sb[t % )" +
+                                std::to_string(buffers) + R"(]", "src": "x[t]"}]}])";
+    const PreparedKernel kernel = prepare_text(kernel_json(tensors, program));
+    ContentKeyCheck keys;
+    const std::string what = std::to_string(buffers) + " buffers";
+    EXPECT_EQ(expect_same_stream(kernel, 0, 10'000, what, &keys), 1000u);
+    EXPECT_EQ(keys.shifted_members(), 1000u - static_cast<std::uint64_t>(buffers)) << what;
+  }
+}
+
 }  // namespace
 }  // namespace trnsim::kernel
