@@ -67,6 +67,14 @@ void register_run_command(CLI::App& app, CommandContext& context) {
       report::parse_trace_window(options->trace_window, options->outputs.trace);
     }
     const LoadedKernel loaded = load_kernel(options->kernel, context.verbosity);
+    const std::string& dma_model = loaded.config.params.dma.model;
+    if (!options->outputs.trace_path.empty() &&
+        options->outputs.trace.detail == report::TraceDetail::kPackets &&
+        (dma_model == "flow" || dma_model == "transfer")) {
+      std::cerr << "trnsim: warning: --trace-detail packets: the " << dma_model
+                << " DMA model moves no packets, so the trace has none; add --set "
+                   "dma.model=packet for them\n";
+    }
     spdlog::info("simulating {} on {} ({} core(s))", loaded.program->name,
                  loaded.config.params.name, loaded.prepared.cores);
     std::unique_ptr<NumericsRun> numerics;

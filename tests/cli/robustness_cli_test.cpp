@@ -79,6 +79,29 @@ TEST(Tracing, AnUnknownComponentIsAnInputError) {
                      "core.dma, dma, collective; found 'cores'");
 }
 
+// Only the packet model moves packets: asking the trace for them under another model warns on
+// stderr (the run and its trace are otherwise as without the warning).
+TEST(Tracing, PacketDetailUnderARateModelWarnsThatTheTraceHasNoPackets) {
+  ScratchDir dir;
+  const std::string warning =
+      "trnsim: warning: --trace-detail packets: the flow DMA model moves "
+      "no packets, so the trace has none; add --set dma.model=packet "
+      "for them\n";
+  const Output flow =
+      trnsim(dir, {"run", kVectorAdd, "-q", "--trace", "flow.json", "--trace-detail", "packets"});
+  ASSERT_EQ(flow.exit_code, 0) << flow.err;
+  EXPECT_EQ(flow.err, warning);
+  EXPECT_EQ(read_file(dir.file("flow.json")).find("dma_packet"), std::string::npos);
+  const Output packet = trnsim(dir, {"run", kVectorAdd, "-q", "--trace", "packet.json",
+                                     "--trace-detail", "packets", "--set", "dma.model=packet"});
+  ASSERT_EQ(packet.exit_code, 0) << packet.err;
+  EXPECT_EQ(packet.err, "");
+  EXPECT_NE(read_file(dir.file("packet.json")).find("dma_packet"), std::string::npos);
+  // Without a trace, or with less detail, there is nothing to warn about.
+  EXPECT_EQ(trnsim(dir, {"run", kVectorAdd, "-q", "--trace-detail", "packets"}).err, "");
+  EXPECT_EQ(trnsim(dir, {"run", kVectorAdd, "-q", "--trace", "dma.json"}).err, "");
+}
+
 // ---- nesting ----------------------------------------------------------------------------------
 
 TEST(Nesting, IfsNestedPastTheLimitAreRejected) {
